@@ -1,0 +1,118 @@
+import { describe, expect, it } from "vitest";
+import { SchemaError } from "./errors.js";
+import { parseManifest } from "./manifest.js";
+
+const todoManifest = {
+  manifest_version: 1,
+  name: "todo",
+  version: "0.1.0",
+  auth: { trustedOrigins: ["http://localhost:5173"] },
+  entities: [
+    { name: "List", fields: [{ name: "title", type: "string" }] },
+    {
+      name: "Todo",
+      fields: [
+        { name: "title", type: "string" },
+        { name: "done", type: "bool" },
+        { name: "ownerId", type: "string", owner: true },
+        { name: "listId", type: "id", target: "List", optional: true },
+        { name: "priority", type: "enum", values: ["low", "high"] },
+        { name: "createdAt", type: "datetime", defaultNow: true },
+      ],
+      indexes: [{ name: "by_owner", fields: ["ownerId"], unique: false }],
+    },
+  ],
+  policies: [{ name: "own todos", entity: "Todo", allowRead: "auth.userId == data.ownerId" }],
+  functions: "functions",
+};
+
+function issuesOf(input: unknown): { path: string; message: string }[] {
+  try {
+    parseManifest(input);
+  } catch (error) {
+    if (error instanceof SchemaError) return [...error.issues];
+    throw error;
+  }
+  throw new Error("expected the manifest to be rejected");
+}
+
+function withTodoField(field: Record<string, unknown>): unknown {
+  const copy = structuredClone(todoManifest);
+  copy.entities[1]?.fields.push(field as never);
+  return copy;
+}
+
+describe("parseManifest", () => {
+  it("accepts the architecture's example and fills defaults", () => {
+    const manifest = parseManifest(todoManifest);
+    const todo = manifest.entities[1];
+    expect(todo?.fields[0]).toEqual({
+      name: "title",
+      type: "string",
+      optional: false,
+      unique: false,
+      owner: false,
+    });
+    expect(manifest.entities[0]?.indexes).toEqual([]);
+  });
+
+  it("defaults functions, policies and auth", () => {
+    const manifest = parseManifest({ manifest_version: 1, name: "x", version: "1", entities: [] });
+    expect(manifest.functions).toBe("functions");
+    expect(manifest.policies).toEqual([]);
+    expect(manifest.auth.trustedOrigins).toEqual([]);
+  });
+
+  it.each([
+    ["an unknown kind", { name: "x", type: "text" }, "entities[1].fields[6].type"],
+    [
+      "defaultNow on a string",
+      { name: "x", type: "string", defaultNow: true },
+      "entities[1].fields[6].defaultNow",
+    ],
+    ["owner on an int", { name: "x", type: "int", owner: true }, "entities[1].fields[6].owner"],
+    ["an id without target", { name: "x", type: "id" }, "entities[1].fields[6].target"],
+    [
+      "an unknown target",
+      { name: "x", type: "id", target: "Nope" },
+      "entities[1].fields[6].target",
+    ],
+    ["an empty enum", { name: "x", type: "enum", values: [] }, "entities[1].fields[6].values"],
+    ["a duplicate field", { name: "title", type: "string" }, "entities[1].fields[6].name"],
+    ["the reserved id", { name: "id", type: "string" }, "entities[1].fields[6].name"],
+    [
+      "a second owner",
+      { name: "otherOwner", type: "string", owner: true },
+      "entities[1].fields[6].owner",
+    ],
+  ])("rejects %s and names the path", (_label, field, path) => {
+    const issues = issuesOf(withTodoField(field));
+    expect(issues.map((issue) => issue.path)).toContain(path);
+  });
+
+  it("explains a modifier on the wrong kind", () => {
+    const issues = issuesOf(withTodoField({ name: "x", type: "string", defaultNow: true }));
+    expect(issues[0]?.message).toBe("`defaultNow` is allowed only on datetime fields");
+  });
+
+  it("rejects duplicate entities, bad index fields and policies on unknown entities", () => {
+    const copy = structuredClone(todoManifest) as Record<string, unknown> & typeof todoManifest;
+    copy.entities.push({ name: "List", fields: [] } as never);
+    copy.entities[1]?.indexes?.push({ name: "by_nothing", fields: ["nothing"], unique: false });
+    copy.policies.push({ name: "p", entity: "Ghost", allowRead: "true" });
+    const paths = issuesOf(copy).map((issue) => issue.path);
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        "entities[2].name",
+        "entities[1].indexes[1].fields[0]",
+        "policies[1].entity",
+      ]),
+    );
+  });
+
+  it("puts every issue in the error message", () => {
+    expect(() => parseManifest(withTodoField({ name: "x", type: "text" }))).toThrow(
+      /entities\[1\]\.fields\[6\]\.type/,
+    );
+  });
+});

@@ -1,0 +1,274 @@
+import { z } from "zod";
+import { type ManifestIssue, SchemaError } from "./errors.js";
+
+// Identifier rules keep every name usable as a quoted SQL identifier on both
+// dialects (Postgres truncates identifiers past 63 bytes).
+const ENTITY_NAME = /^[A-Z][A-Za-z0-9]*$/;
+const FIELD_NAME = /^[a-z][A-Za-z0-9_]*$/;
+const INDEX_NAME = /^[a-z][A-Za-z0-9_]*$/;
+const MAX_IDENTIFIER = 63;
+
+const entityName = z
+  .string()
+  .max(MAX_IDENTIFIER)
+  .regex(ENTITY_NAME, "must start with an upper-case letter and hold only letters and digits");
+const fieldName = z
+  .string()
+  .max(MAX_IDENTIFIER)
+  .regex(FIELD_NAME, "must start with a lower-case letter and hold only letters, digits and _")
+  .refine((name) => name !== "id", "`id` is reserved for the record id");
+
+const fieldBase = {
+  name: fieldName,
+  optional: z.boolean().default(false),
+  unique: z.boolean().default(false),
+};
+
+const stringField = z.strictObject({
+  ...fieldBase,
+  type: z.literal("string"),
+  owner: z.boolean().default(false),
+});
+const intField = z.strictObject({ ...fieldBase, type: z.literal("int") });
+const floatField = z.strictObject({ ...fieldBase, type: z.literal("float") });
+const boolField = z.strictObject({ ...fieldBase, type: z.literal("bool") });
+const jsonField = z.strictObject({ ...fieldBase, type: z.literal("json") });
+const datetimeField = z.strictObject({
+  ...fieldBase,
+  type: z.literal("datetime"),
+  defaultNow: z.boolean().default(false),
+});
+const idField = z.strictObject({ ...fieldBase, type: z.literal("id"), target: entityName });
+const enumField = z.strictObject({
+  ...fieldBase,
+  type: z.literal("enum"),
+  values: z
+    .array(z.string().min(1))
+    .min(1, "an enum needs at least one value")
+    .refine((values) => new Set(values).size === values.length, "enum values must be distinct"),
+});
+
+/** The kinds a field can have. */
+export const fieldKinds = [
+  "string",
+  "int",
+  "float",
+  "bool",
+  "datetime",
+  "json",
+  "id",
+  "enum",
+] as const;
+export type FieldKind = (typeof fieldKinds)[number];
+
+export const fieldSchema = z.discriminatedUnion("type", [
+  stringField,
+  intField,
+  floatField,
+  boolField,
+  datetimeField,
+  jsonField,
+  idField,
+  enumField,
+]);
+
+export const indexSchema = z.strictObject({
+  name: z.string().max(MAX_IDENTIFIER).regex(INDEX_NAME, "must be a lower-case identifier"),
+  fields: z.array(z.string()).min(1, "an index needs at least one field"),
+  unique: z.boolean().default(false),
+});
+
+export const entitySchema = z.strictObject({
+  name: entityName,
+  fields: z.array(fieldSchema),
+  indexes: z.array(indexSchema).default([]),
+});
+
+export const policySchema = z.strictObject({
+  name: z.string().min(1),
+  entity: z.string(),
+  allowRead: z.string().optional(),
+  allowInsert: z.string().optional(),
+  allowUpdate: z.string().optional(),
+  allowDelete: z.string().optional(),
+});
+
+const manifestObject = z.strictObject({
+  manifest_version: z.literal(1),
+  name: z.string().min(1),
+  version: z.string().min(1),
+  auth: z.strictObject({ trustedOrigins: z.array(z.string()).default([]) }).default({
+    trustedOrigins: [],
+  }),
+  entities: z.array(entitySchema).default([]),
+  policies: z.array(policySchema).default([]),
+  functions: z.string().min(1).default("functions"),
+});
+
+export const manifestSchema = manifestObject.superRefine(checkReferences);
+
+/** A validated manifest, with every default filled in. */
+export type Manifest = z.infer<typeof manifestSchema>;
+/** The manifest as an author may write it (defaults still optional). */
+export type ManifestInput = z.input<typeof manifestSchema>;
+export type EntityDef = z.infer<typeof entitySchema>;
+export type FieldDef = z.infer<typeof fieldSchema>;
+export type IndexDef = z.infer<typeof indexSchema>;
+export type PolicyDef = z.infer<typeof policySchema>;
+
+/** Checks that need the whole manifest: names, targets, owners, index fields. */
+function checkReferences(m: z.infer<typeof manifestObject>, ctx: z.RefinementCtx): void {
+  const entityNames = new Set<string>();
+  m.entities.forEach((entity, e) => {
+    if (entityNames.has(entity.name)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["entities", e, "name"],
+        message: `duplicate entity name ${entity.name}`,
+      });
+    }
+    entityNames.add(entity.name);
+    const fieldNames = new Set<string>();
+    let owners = 0;
+    entity.fields.forEach((field, f) => {
+      if (fieldNames.has(field.name)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["entities", e, "fields", f, "name"],
+          message: `duplicate field name ${field.name} in ${entity.name}`,
+        });
+      }
+      fieldNames.add(field.name);
+      if (field.type === "string" && field.owner) {
+        owners += 1;
+        if (owners > 1) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["entities", e, "fields", f, "owner"],
+            message: `${entity.name} already has an owner field; an entity has at most one`,
+          });
+        }
+        if (field.optional) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["entities", e, "fields", f, "optional"],
+            message: "an owner field cannot be optional",
+          });
+        }
+      }
+    });
+    const indexNames = new Set<string>();
+    entity.indexes.forEach((index, i) => {
+      if (indexNames.has(index.name)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["entities", e, "indexes", i, "name"],
+          message: `duplicate index name ${index.name} in ${entity.name}`,
+        });
+      }
+      indexNames.add(index.name);
+      if (`${entity.name}_${index.name}`.length > MAX_IDENTIFIER) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["entities", e, "indexes", i, "name"],
+          message: `${entity.name}_${index.name} is longer than ${MAX_IDENTIFIER} characters`,
+        });
+      }
+      index.fields.forEach((name, k) => {
+        if (!fieldNames.has(name) && name !== "id") {
+          ctx.addIssue({
+            code: "custom",
+            path: ["entities", e, "indexes", i, "fields", k],
+            message: `${entity.name} has no field ${name}`,
+          });
+        }
+      });
+    });
+  });
+  m.entities.forEach((entity, e) => {
+    entity.fields.forEach((field, f) => {
+      if (field.type === "id" && !entityNames.has(field.target)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["entities", e, "fields", f, "target"],
+          message: `unknown target entity ${field.target}`,
+        });
+      }
+    });
+  });
+  m.policies.forEach((policy, p) => {
+    if (!entityNames.has(policy.entity)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["policies", p, "entity"],
+        message: `unknown entity ${policy.entity}`,
+      });
+    }
+  });
+}
+
+const MODIFIER_HOME: Record<string, string> = {
+  owner: "string",
+  defaultNow: "datetime",
+  target: "id",
+  values: "enum",
+};
+
+/** Renders a zod path as `entities[2].fields[0].type`. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = "";
+  for (const part of path) {
+    if (typeof part === "number") out += `[${part}]`;
+    else out += out === "" ? String(part) : `.${String(part)}`;
+  }
+  return out || "(root)";
+}
+
+function toIssues(error: z.ZodError): ManifestIssue[] {
+  const issues: ManifestIssue[] = [];
+  for (const issue of error.issues) {
+    if (issue.code === "unrecognized_keys") {
+      for (const key of issue.keys) {
+        const home = MODIFIER_HOME[key];
+        issues.push({
+          path: formatPath([...issue.path, key]),
+          message: home
+            ? `\`${key}\` is allowed only on ${home} fields`
+            : `unknown property \`${key}\``,
+        });
+      }
+      continue;
+    }
+    issues.push({ path: formatPath(issue.path), message: issue.message });
+  }
+  return issues;
+}
+
+/**
+ * Validates a manifest (parsed JSON or DSL output) and fills in defaults.
+ * Throws a `SchemaError` with code `INVALID_MANIFEST` whose `issues` name the
+ * path and reason of every problem, and whose message lists them.
+ *
+ * @example
+ * const manifest = parseManifest(JSON.parse(text));
+ */
+export function parseManifest(input: unknown): Manifest {
+  const result = manifestSchema.safeParse(input);
+  if (result.success) return result.data;
+  const issues = toIssues(result.error);
+  const lines = issues.map((issue) => `${issue.path}: ${issue.message}`);
+  throw new SchemaError("INVALID_MANIFEST", {
+    message: `Invalid manifest: ${lines.join("; ")}`,
+    issues,
+  });
+}
+
+/** Finds an entity by name, or undefined. */
+export function findEntity(manifest: Manifest, name: string): EntityDef | undefined {
+  return manifest.entities.find((entity) => entity.name === name);
+}
+
+/** The entity's owner field, when it declares one. */
+export function ownerField(entity: EntityDef): FieldDef | undefined {
+  return entity.fields.find((field) => field.type === "string" && field.owner);
+}

@@ -1,0 +1,93 @@
+import type { Manifest } from "@svc/schema";
+import type { AuthContext } from "./auth-context.js";
+
+/**
+ * A stored record as the API shows it: `id` plus the entity's fields, with
+ * JSON-ready values (datetime as an ISO 8601 UTC string, bool as a boolean,
+ * json as the parsed value, a missing optional field as null).
+ */
+export type Row = { readonly id: string } & Readonly<Record<string, unknown>>;
+
+/** Values for an insert (`id` optional) or the changed fields of an update. */
+export type RowInput = Readonly<Record<string, unknown>>;
+
+/** The options of a list read. */
+export interface QueryOptions {
+  /** Equality filters: field name to value; `null` matches a missing optional field. */
+  readonly where?: Readonly<Record<string, unknown>>;
+  /** Sort order; rows with equal sort values are ordered by id. Default: by id ascending. */
+  readonly orderBy?: { readonly field: string; readonly direction?: "asc" | "desc" };
+  /** Page size, 1..1000. Default 100. */
+  readonly limit?: number;
+  /** The `nextCursor` of the previous page. */
+  readonly cursor?: string;
+}
+
+/** One page of a list read. */
+export interface Page {
+  readonly rows: Row[];
+  /** Pass as `cursor` to read the next page; null on the last page. */
+  readonly nextCursor: string | null;
+}
+
+/** Reads, checked against the caller's access. */
+export interface EntityReader {
+  /** The row with this id, or null when it does not exist or the caller may not see it. */
+  get(entity: string, id: string): Promise<Row | null>;
+  query(entity: string, options?: QueryOptions): Promise<Page>;
+}
+
+/** Reads and writes inside one transaction, checked against the caller's access. */
+export interface EntityWriter extends EntityReader {
+  /** Inserts a row and returns it as stored (id, owner and defaults filled in). */
+  insert(entity: string, data: RowInput): Promise<Row>;
+  /** Changes the given fields and returns the row as stored. */
+  update(entity: string, id: string, patch: RowInput): Promise<Row>;
+  delete(entity: string, id: string): Promise<void>;
+}
+
+/** What a committed write changed; emitted after the transaction commits. */
+export interface ChangeEvent {
+  readonly entity: string;
+  readonly op: "insert" | "update" | "delete";
+  readonly id: string;
+  /** The row after the write; null for a delete. */
+  readonly row: Row | null;
+  /** The row before the write; null for an insert. */
+  readonly previous: Row | null;
+}
+
+export type ChangeListener = (events: readonly ChangeEvent[]) => void;
+
+/** The outcome of bringing the database up to the manifest. */
+export interface MigrationReport {
+  /** Human-readable descriptions of the additive steps applied, in order. */
+  readonly applied: readonly string[];
+}
+
+/** An entity store bound to one manifest and one database. */
+export interface Store {
+  readonly manifest: Manifest;
+  readonly dialect: "sqlite" | "postgres";
+  /**
+   * Creates missing tables, columns and indexes. Throws a `SchemaError` with
+   * code `DESTRUCTIVE_MIGRATION` when the stored schema cannot be reached
+   * without losing data.
+   */
+  migrate(): Promise<MigrationReport>;
+  /** Reads outside a transaction. */
+  reader(auth: AuthContext): EntityReader;
+  /**
+   * Runs `work` in one transaction: it commits when `work` resolves and rolls
+   * back, writing nothing, when it throws. Change events go to listeners only
+   * after commit, in write order, as one batch.
+   */
+  transaction<T>(auth: AuthContext, work: (db: EntityWriter) => Promise<T>): Promise<T>;
+  /** Subscribes to committed changes; returns the unsubscribe function. */
+  onChange(listener: ChangeListener): () => void;
+  /** Resolves when the database answers a trivial query. */
+  ping(): Promise<void>;
+  /** Deletes every row of every entity (dev-mode test reset). */
+  truncateAll(): Promise<void>;
+  close(): Promise<void>;
+}
