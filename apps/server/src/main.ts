@@ -1,1 +1,39 @@
-export {};
+#!/usr/bin/env node
+import { SchemaError } from "@svc/schema";
+import { ConfigError, parseConfig } from "./config.js";
+import { startServer } from "./start-server.js";
+
+/**
+ * The `svc-server` command: configuration comes only from the environment.
+ * A configuration problem prints one line naming the variable and exits 1.
+ */
+async function main(): Promise<void> {
+  try {
+    const config = parseConfig(process.env);
+    const server = await startServer(config);
+    // SIGTERM ends the process at once (the spec's contract: drain at the load
+    // balancer); the databases are crash-consistent, so nothing is lost.
+    const stop = (): void => {
+      void server.store.close().finally(() => process.exit(0));
+      setTimeout(() => process.exit(0), 1000).unref();
+    };
+    process.once("SIGTERM", stop);
+    process.once("SIGINT", stop);
+    // Announce only once the handlers are in place: whoever waits for this
+    // line may signal at once.
+    console.log(
+      `svc: ${server.manifest.name} listening on ${server.url}${config.devMode ? " (dev mode)" : ""}`,
+    );
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`svc: invalid configuration: ${error.message}`);
+    } else if (error instanceof SchemaError) {
+      console.error(`svc: ${error.message}`);
+    } else {
+      console.error("svc: failed to start:", error);
+    }
+    process.exit(1);
+  }
+}
+
+await main();

@@ -1,1 +1,36 @@
-export {};
+export { findDefinitionProblem, isFunctionDefinition } from "./check-definition.js";
+export type { ActionContext, BaseContext, MutationContext, QueryContext } from "./context.js";
+export {
+  createFunctionRunner,
+  type FunctionRunner,
+  type FunctionRunnerOptions,
+} from "./create-function-runner.js";
+export {
+  type ActionConfig,
+  type ActionDefinition,
+  type ArgsShape,
+  type ArgsSpec,
+  action,
+  type UntypedArgs,
+  type FunctionAuth,
+  type FunctionDefinition,
+  type FunctionRegistry,
+  type FunctionType,
+  type InferArgs,
+  type MaybePromise,
+  type MutationConfig,
+  type MutationDefinition,
+  mutation,
+  type QueryConfig,
+  type QueryDefinition,
+  query,
+} from "./define-function.js";
+export {
+  type ApplicationErrorCode,
+  type ApplicationErrorOptions,
+  FunctionsError,
+  type FunctionsErrorCode,
+  type FunctionsErrorOptions,
+  functionsErrorCodes,
+} from "./errors.js";
+export { loadFunctions } from "./load-functions.js";

@@ -1,3 +1,22 @@
+export { type AppDefinition, defineApp, type PolicyRules, policy } from "./dsl-app.js";
+export {
+  Entity,
+  type EntityOptions,
+  entity,
+  type FieldBuilders,
+  type IndexOptions,
+  type InferFieldValue,
+  type InferRow,
+} from "./dsl-entity.js";
+export {
+  type AnyFieldBuilder,
+  DatetimeFieldBuilder,
+  type EntityInput,
+  FieldBuilder,
+  type FieldInput,
+  field,
+  StringFieldBuilder,
+} from "./dsl-field.js";
 export {
   type ManifestIssue,
   SchemaError,
@@ -24,3 +43,15 @@ export {
   parseManifest,
   policySchema,
 } from "./manifest.js";
+export {
+  describeMigrationStep,
+  diffTablePlans,
+  type MigrationStep,
+  type PlanDiff,
+  type PlannedColumn,
+  type PlannedIndex,
+  type PlannedTable,
+  planTables,
+  type TablePlan,
+} from "./plan.js";
+export { checkFieldValue, normalizeDatetime, type ValueCheck, type ValueIssue } from "./values.js";

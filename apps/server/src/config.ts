@@ -1,0 +1,121 @@
+import { isIP } from "node:net";
+import { z } from "zod";
+
+/** A configuration problem that stops the boot; `variable` names the culprit. */
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+  readonly variable: string;
+
+  constructor(variable: string, message: string) {
+    super(`${variable}: ${message}`);
+    this.variable = variable;
+  }
+}
+
+const booleanVar = z
+  .enum(["true", "false", "1", "0", "yes", "no", ""])
+  .transform((value) => value === "true" || value === "1" || value === "yes");
+
+const originList = z.string().transform((value) =>
+  value
+    .split(",")
+    .map((origin) => origin.trim())
+    .filter((origin) => origin !== ""),
+);
+
+// Each variable is parsed on its own so an error can name exactly one of them.
+const variables = {
+  SVC_PORT: z.coerce.number().int().min(0).max(65_532).default(4321),
+  SVC_HOST: z
+    .string()
+    .refine((host) => host === "localhost" || isIP(host) !== 0, "must be an IP address")
+    .optional(),
+  SVC_MANIFEST: z.string().min(1).default("svc.json"),
+  SVC_DB_PATH: z.string().min(1).optional(),
+  SVC_ADMIN_TOKEN: z
+    .string()
+    .min(64, "must be at least 64 characters (use 64 random bytes as hex)")
+    .optional(),
+  SVC_DEV_MODE: booleanVar.default(false),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
+    .optional(),
+  SVC_CORS_ORIGIN: originList.optional(),
+  SVC_CSRF_ORIGINS: originList.optional(),
+  SVC_PUBLIC_URL: z.url().optional(),
+  SVC_DRAIN_SECS: z.coerce.number().min(0).max(3600).default(10),
+  SVC_BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(64 * 1024 * 1024)
+    .default(1024 * 1024),
+} as const;
+
+type Variables = typeof variables;
+type ParsedVariables = { [K in keyof Variables]: z.infer<Variables[K]> };
+
+/** The server's configuration, read once from the environment at boot. */
+export interface ServerConfig {
+  readonly port: number;
+  /** Interface to listen on; all interfaces when undefined. */
+  readonly host: string | undefined;
+  /** Path of the manifest JSON file. */
+  readonly manifestPath: string;
+  /** SQLite file path, `:memory:`, or undefined for the default beside the manifest. */
+  readonly dbPath: string | undefined;
+  /** Postgres connection string; selects Postgres over SQLite. */
+  readonly databaseURL: string | undefined;
+  /** The admin bearer; in dev mode it may be unset (a token file is made). */
+  readonly adminToken: string | undefined;
+  readonly devMode: boolean;
+  /** Explicit CORS origins; the manifest's trusted origins when undefined. */
+  readonly corsOrigins: readonly string[] | undefined;
+  readonly csrfOrigins: readonly string[] | undefined;
+  readonly publicURL: string | undefined;
+  /** Upper bound, in seconds, of a programmatic graceful shutdown. */
+  readonly drainSeconds: number;
+  /** Largest accepted request body; larger ones answer 413. */
+  readonly bodyLimitBytes: number;
+}
+
+/**
+ * Parses the environment into a `ServerConfig`. Throws `ConfigError` naming
+ * the first invalid variable, and refuses the combinations the spec forbids
+ * outside dev mode (`SVC_CORS_ORIGIN=*`, no `SVC_ADMIN_TOKEN`).
+ */
+export function parseConfig(env: Readonly<Record<string, string | undefined>>): ServerConfig {
+  const parsed = {} as Record<string, unknown>;
+  for (const [name, schema] of Object.entries(variables)) {
+    const raw = env[name];
+    const result = schema.safeParse(raw === "" && name !== "SVC_DEV_MODE" ? undefined : raw);
+    if (!result.success) {
+      throw new ConfigError(name, result.error.issues[0]?.message ?? "is invalid");
+    }
+    parsed[name] = result.data;
+  }
+  const vars = parsed as ParsedVariables;
+  if (!vars.SVC_DEV_MODE) {
+    if (vars.SVC_ADMIN_TOKEN === undefined) {
+      throw new ConfigError("SVC_ADMIN_TOKEN", "must be set outside dev mode (SVC_DEV_MODE=true)");
+    }
+    if (vars.SVC_CORS_ORIGIN?.includes("*")) {
+      throw new ConfigError("SVC_CORS_ORIGIN", "`*` is allowed only in dev mode");
+    }
+  }
+  return {
+    port: vars.SVC_PORT,
+    host: vars.SVC_HOST,
+    manifestPath: vars.SVC_MANIFEST,
+    dbPath: vars.SVC_DB_PATH,
+    databaseURL: vars.DATABASE_URL,
+    adminToken: vars.SVC_ADMIN_TOKEN,
+    devMode: vars.SVC_DEV_MODE,
+    corsOrigins: vars.SVC_CORS_ORIGIN,
+    csrfOrigins: vars.SVC_CSRF_ORIGINS,
+    publicURL: vars.SVC_PUBLIC_URL,
+    drainSeconds: vars.SVC_DRAIN_SECS,
+    bodyLimitBytes: vars.SVC_BODY_LIMIT_BYTES,
+  };
+}

@@ -1,0 +1,69 @@
+import type { NextFunction, Request, RequestHandler, Response } from "express";
+import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
+
+/** The server's Prometheus registry and the request instruments in it. */
+export interface ServerMetrics {
+  readonly registry: Registry;
+  /** Records count and duration of each request by method, route template and status. */
+  readonly middleware: RequestHandler;
+  /** `GET /metrics`. */
+  readonly handler: RequestHandler;
+}
+
+/**
+ * Creates a private registry (never prom-client's global one, so several
+ * servers in one process keep separate numbers) with the process metrics and
+ * the request counter and duration histogram.
+ */
+export function createServerMetrics(): ServerMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const labelNames = ["method", "route", "status"] as const;
+  const requests = new Counter({
+    name: "svc_http_requests_total",
+    help: "HTTP requests answered, by method, route template and status.",
+    labelNames,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: "svc_http_request_duration_seconds",
+    help: "Time to answer an HTTP request, by method, route template and status.",
+    labelNames,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+
+  const middleware = (req: Request, res: Response, next: NextFunction): void => {
+    const started = process.hrtime.bigint();
+    res.once("finish", () => {
+      const labels = {
+        method: req.method,
+        route: routeTemplate(req),
+        status: String(res.statusCode),
+      };
+      requests.inc(labels);
+      duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+    });
+    next();
+  };
+
+  const handler = async (req: Request, res: Response): Promise<void> => {
+    if (req.accepts(["text/plain", "application/json"]) === "application/json") {
+      res.json(await registry.getMetricsAsJSON());
+      return;
+    }
+    res.type(registry.contentType).send(await registry.metrics());
+  };
+
+  return { registry, middleware, handler };
+}
+
+/**
+ * The matched route's template (`/api/fn/:name`), never the raw path, so a
+ * client cannot blow up label cardinality with made-up URLs.
+ */
+function routeTemplate(req: Request): string {
+  const path: unknown = req.route?.path;
+  if (typeof path === "string") return `${req.baseUrl}${path}`;
+  return "unmatched";
+}

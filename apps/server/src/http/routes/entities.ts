@@ -1,0 +1,107 @@
+import type { QueryOptions, Store } from "@svc/store";
+import { type Request, Router } from "express";
+import { z } from "zod";
+import { ServerError } from "../../errors.js";
+import { authOf } from "../request-auth.js";
+
+const listQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(1000).optional(),
+  cursor: z.string().min(1).optional(),
+  order: z
+    .string()
+    .regex(/^-?[A-Za-z][A-Za-z0-9_]*$/, "must be a field name, with a leading - for descending")
+    .optional(),
+  where: z.string().optional(),
+});
+
+const whereObject = z.record(z.string(), z.unknown());
+
+function parseListQuery(req: Request): QueryOptions {
+  const parsed = listQuery.safeParse(req.query);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const at = issue?.path.join(".") || (issue?.code === "unrecognized_keys" ? issue.keys[0] : "");
+    throw new ServerError("INVALID_QUERY", `Query parameter ${at ?? "?"}: ${issue?.message}.`);
+  }
+  const { limit, cursor, order, where } = parsed.data;
+  let filters: Record<string, unknown> | undefined;
+  if (where !== undefined) {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(where);
+    } catch {
+      throw new ServerError("INVALID_QUERY", "Query parameter where must be a JSON object.");
+    }
+    const object = whereObject.safeParse(raw);
+    if (!object.success) {
+      throw new ServerError("INVALID_QUERY", "Query parameter where must be a JSON object.");
+    }
+    filters = object.data;
+  }
+  return {
+    ...(limit !== undefined && { limit }),
+    ...(cursor !== undefined && { cursor }),
+    ...(filters !== undefined && { where: filters }),
+    ...(order !== undefined && {
+      orderBy: order.startsWith("-")
+        ? { field: order.slice(1), direction: "desc" as const }
+        : { field: order, direction: "asc" as const },
+    }),
+  };
+}
+
+/**
+ * REST access to entities, checked against the caller's access like every
+ * other path: list (`X-Next-Cursor` carries the next page), create, read,
+ * patch and delete one row.
+ */
+export function entityRoutes(store: Store): Router {
+  const router = Router();
+
+  router.get("/api/entities/:entity", async (req, res) => {
+    const page = await store
+      .reader(authOf(req))
+      .query(String(req.params.entity), parseListQuery(req));
+    if (page.nextCursor !== null) res.setHeader("X-Next-Cursor", page.nextCursor);
+    res.json(page.rows);
+  });
+
+  router.post("/api/entities/:entity", async (req, res) => {
+    const data: unknown = req.body;
+    if (data === null || typeof data !== "object" || Array.isArray(data)) {
+      throw new ServerError("INVALID_JSON", "The request body must be a JSON object of fields.");
+    }
+    const row = await store.transaction(authOf(req), (db) =>
+      db.insert(String(req.params.entity), data as Record<string, unknown>),
+    );
+    res.status(201).json(row);
+  });
+
+  router.get("/api/entities/:entity/:id", async (req, res) => {
+    const entity = String(req.params.entity);
+    const row = await store.reader(authOf(req)).get(entity, String(req.params.id));
+    if (row === null) {
+      throw new ServerError("NOT_FOUND", `No ${entity} with that id.`);
+    }
+    res.json(row);
+  });
+
+  router.patch("/api/entities/:entity/:id", async (req, res) => {
+    const patch: unknown = req.body;
+    if (patch === null || typeof patch !== "object" || Array.isArray(patch)) {
+      throw new ServerError("INVALID_JSON", "The request body must be a JSON object of fields.");
+    }
+    const row = await store.transaction(authOf(req), (db) =>
+      db.update(String(req.params.entity), String(req.params.id), patch as Record<string, unknown>),
+    );
+    res.json(row);
+  });
+
+  router.delete("/api/entities/:entity/:id", async (req, res) => {
+    const id = String(req.params.id);
+    await store.transaction(authOf(req), (db) => db.delete(String(req.params.entity), id));
+    res.json({ deleted: true, id });
+  });
+
+  return router;
+}

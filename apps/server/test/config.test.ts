@@ -1,0 +1,67 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, parseConfig } from "../src/config.js";
+
+const token = "f".repeat(128);
+
+function variableOf(env: Record<string, string>): string | undefined {
+  try {
+    parseConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.variable;
+    throw error;
+  }
+  return undefined;
+}
+
+describe("parseConfig", () => {
+  it("applies the spec's defaults", () => {
+    const config = parseConfig({ SVC_ADMIN_TOKEN: token });
+    expect(config).toMatchObject({
+      port: 4321,
+      devMode: false,
+      manifestPath: "svc.json",
+      drainSeconds: 10,
+      adminToken: token,
+    });
+  });
+
+  it.each([
+    ["SVC_ADMIN_TOKEN unset outside dev mode", {}, "SVC_ADMIN_TOKEN"],
+    ["a short admin token", { SVC_ADMIN_TOKEN: "short" }, "SVC_ADMIN_TOKEN"],
+    [
+      "SVC_CORS_ORIGIN=* outside dev mode",
+      { SVC_ADMIN_TOKEN: token, SVC_CORS_ORIGIN: "*" },
+      "SVC_CORS_ORIGIN",
+    ],
+    ["a port out of range", { SVC_ADMIN_TOKEN: token, SVC_PORT: "70000" }, "SVC_PORT"],
+    ["a port that is not a number", { SVC_ADMIN_TOKEN: token, SVC_PORT: "http" }, "SVC_PORT"],
+    ["a non-boolean dev mode", { SVC_DEV_MODE: "maybe" }, "SVC_DEV_MODE"],
+    [
+      "a DATABASE_URL of another kind",
+      { SVC_ADMIN_TOKEN: token, DATABASE_URL: "mysql://x" },
+      "DATABASE_URL",
+    ],
+    [
+      "a public URL that is not a URL",
+      { SVC_ADMIN_TOKEN: token, SVC_PUBLIC_URL: "nope" },
+      "SVC_PUBLIC_URL",
+    ],
+  ])("refuses %s, naming the variable", (_label, env, variable) => {
+    expect(variableOf(env)).toBe(variable);
+  });
+
+  it("allows dev mode without an admin token and with CORS *", () => {
+    const config = parseConfig({ SVC_DEV_MODE: "true", SVC_CORS_ORIGIN: "*" });
+    expect(config.devMode).toBe(true);
+    expect(config.adminToken).toBeUndefined();
+    expect(config.corsOrigins).toEqual(["*"]);
+  });
+
+  it("splits origin lists", () => {
+    const config = parseConfig({
+      SVC_ADMIN_TOKEN: token,
+      SVC_CORS_ORIGIN: "https://a.example, https://b.example",
+    });
+    expect(config.corsOrigins).toEqual(["https://a.example", "https://b.example"]);
+  });
+});

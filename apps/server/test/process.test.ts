@@ -1,0 +1,106 @@
+import { type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
+import { afterEach, describe, expect, it } from "vitest";
+import { ADMIN_TOKEN, databaseEnv, TODO_MANIFEST, tempDir } from "./fixtures.js";
+import { type ServerProcess, spawnServer } from "./process.js";
+
+const running: ServerProcess[] = [];
+afterEach(() => {
+  for (const server of running.splice(0)) server.child.kill("SIGKILL");
+});
+
+function start(env: Record<string, string>): ServerProcess {
+  const server = spawnServer({
+    SVC_PORT: "0",
+    SVC_HOST: "127.0.0.1",
+    SVC_MANIFEST: TODO_MANIFEST,
+    SVC_ADMIN_TOKEN: ADMIN_TOKEN,
+    ...env,
+  });
+  running.push(server);
+  return server;
+}
+
+describe("the svc-server process", () => {
+  it.each([
+    ["SVC_ADMIN_TOKEN", { SVC_ADMIN_TOKEN: "" }],
+    ["SVC_CORS_ORIGIN", { SVC_CORS_ORIGIN: "*" }],
+    ["SVC_PORT", { SVC_PORT: "-1" }],
+    ["SVC_MANIFEST", { SVC_MANIFEST: "/nonexistent/svc.json" }],
+  ])("refuses to boot on a bad %s with one line naming it", async (variable, env) => {
+    const { code, stderr } = await start(env).exited;
+    expect(code).toBe(1);
+    const lines = stderr.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(variable);
+  });
+
+  // Regression: the listening line was printed before the signal handlers
+  // were installed, so a quick SIGTERM killed the process with the default action.
+  it("exits promptly on SIGTERM", async () => {
+    using dir = tempDir();
+    const server = start({ SVC_DB_PATH: `${dir.path}/data.db` });
+    await server.ready;
+    const stoppedAt = Date.now();
+    server.child.kill("SIGTERM");
+    const { code, signal } = await server.exited;
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
+    expect(Date.now() - stoppedAt).toBeLessThan(5000);
+  });
+});
+
+describe.each(testDatabases())("crash safety on $name", (database) => {
+  let target: TestDatabaseTarget | undefined;
+  afterEach(async () => {
+    if (target) await database.destroy(target);
+    target = undefined;
+  });
+
+  it("keeps every acknowledged write after kill -9 mid-stream", async () => {
+    target = await database.create();
+    const env = databaseEnv(target);
+    const first = start(env);
+    const url = await first.ready;
+
+    const acknowledged: string[] = [];
+    let killed = false;
+    const writer = async (): Promise<void> => {
+      for (let i = 0; i < 2000 && !killed; i += 1) {
+        try {
+          const response = await fetch(`${url}/api/entities/List`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+            body: JSON.stringify({ title: `crash-${i}` }),
+          });
+          if (response.status !== 201) continue;
+          acknowledged.push(((await response.json()) as { id: string }).id);
+          if (acknowledged.length >= 150 && !killed) {
+            killed = true;
+            first.child.kill("SIGKILL");
+          }
+        } catch {
+          return; // the connection died with the process
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, writer));
+    const exit = await first.exited;
+    expect(exit.signal).toBe("SIGKILL");
+    expect(acknowledged.length).toBeGreaterThanOrEqual(150);
+
+    const second = start(env);
+    const restartedURL = await second.ready;
+    const stored = new Set<string>();
+    let cursor: string | null = null;
+    do {
+      const response: Response = await fetch(
+        `${restartedURL}/api/entities/List?limit=1000${cursor ? `&cursor=${cursor}` : ""}`,
+        { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } },
+      );
+      expect(response.status).toBe(200);
+      for (const row of (await response.json()) as { id: string }[]) stored.add(row.id);
+      cursor = response.headers.get("x-next-cursor");
+    } while (cursor !== null);
+    const lost = acknowledged.filter((id) => !stored.has(id));
+    expect(lost).toEqual([]);
+  });
+});

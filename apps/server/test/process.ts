@@ -1,0 +1,47 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { resolve } from "node:path";
+
+const SERVER_DIR = resolve(import.meta.dirname, "..");
+
+/** A server started as its own process, from source, as `svc-server` would run. */
+export interface ServerProcess {
+  readonly child: ChildProcess;
+  /** Resolves with the URL once the server prints its listening line. */
+  readonly ready: Promise<string>;
+  /** Resolves with the exit code (or signal) and everything printed to stderr. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>;
+}
+
+/**
+ * Spawns `src/main.ts` under tsx with the `@svc/source` condition, so the
+ * test needs no build. The environment is exactly `env` plus PATH.
+ */
+export function spawnServer(env: Record<string, string>): ServerProcess {
+  const child = spawn(
+    process.execPath,
+    ["--conditions=@svc/source", "--import", "tsx", "src/main.ts"],
+    { cwd: SERVER_DIR, env: { PATH: process.env.PATH ?? "", ...env }, stdio: "pipe" },
+  );
+  let stdout = "";
+  let stderr = "";
+  const ready = new Promise<string>((resolveReady, reject) => {
+    child.stdout?.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(stdout);
+      if (match?.[1]) resolveReady(match[1]);
+    });
+    child.once("exit", () => reject(new Error(`server exited before listening: ${stderr}`)));
+  });
+  ready.catch(() => undefined);
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const exited = new Promise<{
+    code: number | null;
+    signal: NodeJS.Signals | null;
+    stderr: string;
+  }>((resolveExit) => {
+    child.once("exit", (code, signal) => resolveExit({ code, signal, stderr }));
+  });
+  return { child, ready, exited };
+}

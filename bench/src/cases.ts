@@ -1,0 +1,94 @@
+import { ITEM_COUNT } from "./items.js";
+import type { BaselineId } from "./report.js";
+
+/** The list path of case C and case 3. */
+export const LIST_PATH = `/api/entities/Item?limit=${ITEM_COUNT}`;
+
+/** One measured case: the request, and what its answer must look like. */
+export interface CaseSpec {
+  readonly id: string;
+  readonly label: string;
+  readonly method: "GET" | "POST";
+  readonly path: string;
+  readonly body?: string;
+  readonly target?: { readonly baseline: BaselineId; readonly ratio: number };
+  /** Returns why a probe answer is wrong, or undefined when it is right. */
+  readonly check: (body: unknown) => string | undefined;
+}
+
+function expectJSON(expected: unknown): (body: unknown) => string | undefined {
+  return (body) =>
+    JSON.stringify(body) === JSON.stringify(expected)
+      ? undefined
+      : `expected ${JSON.stringify(expected)}, got ${JSON.stringify(body).slice(0, 200)}`;
+}
+
+function expectRows(body: unknown): string | undefined {
+  if (!Array.isArray(body)) return `expected an array, got ${JSON.stringify(body).slice(0, 200)}`;
+  return body.length === ITEM_COUNT ? undefined : `expected ${ITEM_COUNT} rows, got ${body.length}`;
+}
+
+function expectInsertedId(body: unknown): string | undefined {
+  const id = (body as { id?: unknown } | null)?.id;
+  return typeof id === "string" ? undefined : `expected {id}, got ${JSON.stringify(body)}`;
+}
+
+// Baselines A and B get the very request the svc function cases send, so the
+// only difference is the work behind it.
+export const baselineCases: readonly (CaseSpec & { readonly script: string })[] = [
+  {
+    id: "A",
+    label: "node:http hello world",
+    script: "hello-http.ts",
+    method: "POST",
+    path: "/",
+    body: "{}",
+    check: expectJSON({ hello: "world" }),
+  },
+  {
+    id: "B",
+    label: "express 5 hello world",
+    script: "hello-express.ts",
+    method: "POST",
+    path: "/",
+    body: "{}",
+    check: expectJSON({ hello: "world" }),
+  },
+  {
+    id: "C",
+    label: `node:http + better-sqlite3, ${ITEM_COUNT.toLocaleString("en-US")} rows`,
+    script: "rows-sqlite.ts",
+    method: "GET",
+    path: LIST_PATH,
+    check: expectRows,
+  },
+];
+
+export const svcCases: readonly CaseSpec[] = [
+  {
+    id: "1",
+    label: "svc POST /api/fn/touch (insert one row)",
+    method: "POST",
+    path: "/api/fn/touch",
+    body: "{}",
+    target: { baseline: "B", ratio: 0.8 },
+    check: expectInsertedId,
+  },
+  {
+    id: "2",
+    label: "svc POST /api/fn/ping (trivial query)",
+    method: "POST",
+    path: "/api/fn/ping",
+    body: "{}",
+    target: { baseline: "B", ratio: 0.9 },
+    check: expectJSON({ pong: true }),
+  },
+  {
+    id: "3",
+    label: `svc GET ${LIST_PATH}`,
+    method: "GET",
+    path: LIST_PATH,
+    target: { baseline: "C", ratio: 0.6 },
+    check: expectRows,
+  },
+];

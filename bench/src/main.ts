@@ -1,0 +1,239 @@
+// `pnpm bench`: starts each server in its own child process on 127.0.0.1,
+// drives it with autocannon from this process, and prints req/s, latency and
+// the svc/baseline ratios. Settings: see options.ts and README.md.
+import { existsSync, rmSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { availableParallelism, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { baselineCases, type CaseSpec, svcCases } from "./cases.js";
+import {
+  ITEM_COUNT,
+  type ItemRow,
+  makeItems,
+  withSyntheticIds,
+  writeItemsDatabase,
+} from "./items.js";
+import { type LoadRequest, runLoad } from "./load.js";
+import { BenchConfigError, type BenchOptions, readOptions } from "./options.js";
+import { getFreePort, killAllChildren, type ServerProcess, startServer } from "./processes.js";
+import { type CaseOutcome, formatReport, verdictOf } from "./report.js";
+import {
+  createAdminToken,
+  fetchItems,
+  type SvcServer,
+  seedItems,
+  serverMainPath,
+  startSvc,
+} from "./svc.js";
+
+const benchDir = fileURLToPath(new URL("..", import.meta.url));
+let tempDir: string | undefined;
+
+// Each svc case runs right after the baseline it is held to, so a change in
+// the machine's load during the run skews its ratio as little as possible.
+const ORDER = ["A", "B", "1", "2", "C", "3"] as const;
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function oneLine(text: string): string {
+  const first = text.split("\n")[0] ?? "";
+  return first.length > 200 ? `${first.slice(0, 197)}...` : first;
+}
+
+function failed(spec: CaseSpec, reason: string): CaseOutcome {
+  return {
+    id: spec.id,
+    label: spec.label,
+    ...(spec.target ? { target: spec.target } : {}),
+    failure: oneLine(reason),
+  };
+}
+
+/** Probes once, warms up, then measures one case against a running server. */
+async function measure(
+  server: ServerProcess,
+  spec: CaseSpec,
+  headers: Readonly<Record<string, string>>,
+  options: BenchOptions,
+): Promise<CaseOutcome> {
+  const request: LoadRequest = {
+    url: `${server.baseURL}${spec.path}`,
+    method: spec.method,
+    headers,
+    ...(spec.body === undefined ? {} : { body: spec.body }),
+  };
+  const probe = await fetch(request.url, {
+    method: request.method,
+    headers,
+    ...(spec.body === undefined ? {} : { body: spec.body }),
+    signal: AbortSignal.timeout(10_000),
+  });
+  const text = await probe.text();
+  if (probe.status !== 200) {
+    return failed(spec, `probe answered ${probe.status}: ${text.slice(0, 200)}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return failed(spec, `probe answered non-JSON: ${text.slice(0, 200)}`);
+  }
+  const wrong = spec.check(parsed);
+  if (wrong !== undefined) return failed(spec, `probe: ${wrong}`);
+
+  const shape = { connections: options.connections };
+  if (options.warmupSeconds > 0) {
+    await runLoad(request, { ...shape, durationSeconds: options.warmupSeconds });
+  }
+  const result = await runLoad(request, { ...shape, durationSeconds: options.durationSeconds });
+  process.stderr.write(
+    `  ${spec.id} ${spec.label}: ${Math.round(result.requestsPerSecond)} req/s, p99 ${result.p99Ms} ms\n`,
+  );
+  return {
+    id: spec.id,
+    label: spec.label,
+    ...(spec.target ? { target: spec.target } : {}),
+    result,
+  };
+}
+
+/** Starts the svc server, seeds the items and reads them back; the reason on failure. */
+async function setUpSvc(
+  dir: string,
+): Promise<{ svc: SvcServer; rows: ItemRow[] } | { failure: string }> {
+  if (!existsSync(serverMainPath())) {
+    return { failure: `${serverMainPath()} is missing; run pnpm -F @svc/server build` };
+  }
+  let svc: SvcServer | undefined;
+  try {
+    process.stderr.write(`starting the svc server and seeding ${ITEM_COUNT} items...\n`);
+    svc = await startSvc({ port: await getFreePort(), dir, token: createAdminToken() });
+    await seedItems(svc, makeItems(ITEM_COUNT));
+    return { svc, rows: await fetchItems(svc, ITEM_COUNT) };
+  } catch (error) {
+    process.stderr.write(`svc server: ${message(error)}\n`);
+    await svc?.server.stop();
+    return { failure: message(error) };
+  }
+}
+
+/** Starts one baseline in its own child process, measures it and stops it. */
+async function runBaseline(
+  spec: (typeof baselineCases)[number],
+  dbPath: string,
+  headers: Readonly<Record<string, string>>,
+  options: BenchOptions,
+): Promise<CaseOutcome> {
+  let server: ServerProcess | undefined;
+  try {
+    const port = await getFreePort();
+    server = await startServer({
+      name: `baseline ${spec.id}`,
+      port,
+      nodeArgs: [
+        "--import",
+        import.meta.resolve("tsx"),
+        join(benchDir, "src", "servers", spec.script),
+      ],
+      cwd: benchDir,
+      env: { BENCH_PORT: String(port), BENCH_DB_PATH: dbPath },
+      readyPath: spec.path,
+    });
+    return await measure(server, spec, headers, options);
+  } catch (error) {
+    return failed(spec, message(error));
+  } finally {
+    await server?.stop();
+  }
+}
+
+async function run(dir: string, options: BenchOptions): Promise<CaseOutcome[]> {
+  const setup = options.scope === "baselines" ? undefined : await setUpSvc(dir);
+  try {
+    const rows = setup !== undefined && "rows" in setup ? setup.rows : undefined;
+    const dbPath = join(dir, "baseline-c.db");
+    writeItemsDatabase(dbPath, rows ?? withSyntheticIds(makeItems(ITEM_COUNT)));
+    // The baselines get the headers svc calls carry (a bearer token of the same length).
+    const baselineHeaders = {
+      authorization: `Bearer ${createAdminToken()}`,
+      "content-type": "application/json",
+    };
+    const outcomes: CaseOutcome[] = [];
+    for (const id of ORDER) {
+      const baseline = baselineCases.find((spec) => spec.id === id);
+      if (baseline !== undefined) {
+        if (options.scope !== "svc") {
+          outcomes.push(await runBaseline(baseline, dbPath, baselineHeaders, options));
+        }
+        continue;
+      }
+      const spec = svcCases.find((candidate) => candidate.id === id);
+      if (spec === undefined || setup === undefined) continue;
+      if ("failure" in setup) {
+        outcomes.push(failed(spec, setup.failure));
+        continue;
+      }
+      try {
+        outcomes.push(await measure(setup.svc.server, spec, setup.svc.headers, options));
+      } catch (error) {
+        outcomes.push(failed(spec, message(error)));
+      }
+    }
+    return outcomes;
+  } finally {
+    if (setup !== undefined && "svc" in setup) await setup.svc.server.stop();
+  }
+}
+
+async function main(): Promise<number> {
+  const options = readOptions(process.env);
+  const dir = await mkdtemp(join(tmpdir(), "svc-bench-harness-"));
+  tempDir = dir;
+  try {
+    process.stderr.write(
+      `svc bench: ${options.durationSeconds} s per case after ${options.warmupSeconds} s warm-up, ` +
+        `${options.connections} connections, node ${process.version}, ${availableParallelism()} CPUs\n`,
+    );
+    const outcomes = await run(dir, options);
+    // Baselines first, then the svc cases, whatever order they ran in.
+    const sorted = [
+      ...outcomes.filter((o) => o.target === undefined),
+      ...outcomes.filter((o) => o.target !== undefined),
+    ];
+    process.stdout.write(`\n${formatReport(sorted)}\n`);
+    const broken = outcomes.filter(
+      (o) => o.result === undefined || o.result.non2xx > 0 || o.result.errors > 0,
+    );
+    const missed = outcomes.filter((o) => verdictOf(o, outcomes) === "MISSED");
+    if (broken.length > 0) return 1;
+    return options.strict && missed.length > 0 ? 1 : 0;
+  } finally {
+    killAllChildren();
+    await rm(dir, { recursive: true, force: true });
+    tempDir = undefined;
+  }
+}
+
+process.once("exit", killAllChildren);
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    killAllChildren();
+    if (tempDir !== undefined) rmSync(tempDir, { recursive: true, force: true });
+    process.exit(130);
+  });
+}
+
+try {
+  process.exitCode = await main();
+} catch (error) {
+  killAllChildren();
+  process.stderr.write(
+    error instanceof BenchConfigError
+      ? `bench: ${error.message}\n`
+      : `bench failed: ${message(error)}\n`,
+  );
+  process.exitCode = 1;
+}

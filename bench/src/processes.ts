@@ -1,0 +1,159 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { createServer } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
+
+/** The loopback address every server binds to and the load generator calls. */
+export const HOST = "127.0.0.1";
+
+const OUTPUT_LIMIT = 16_384;
+const running = new Set<ChildProcess>();
+
+/**
+ * Asks the OS for a free TCP port on the loopback interface by binding port
+ * 0 and closing again; the child binds it a moment later.
+ */
+export async function getFreePort(): Promise<number> {
+  const probe = createServer();
+  probe.listen(0, HOST);
+  await once(probe, "listening");
+  const address = probe.address();
+  probe.close();
+  await once(probe, "close");
+  if (address === null || typeof address === "string") {
+    throw new Error("the OS did not report a port for the probe socket");
+  }
+  return address.port;
+}
+
+/** A server running in its own child process. */
+export interface ServerProcess {
+  readonly name: string;
+  /** `http://127.0.0.1:<port>` */
+  readonly baseURL: string;
+  /** The last bytes the child wrote to stdout and stderr, for failure reports. */
+  output(): string;
+  /** SIGTERM, then SIGKILL if it has not exited after a grace period. */
+  stop(): Promise<void>;
+}
+
+/** How to start one server process and tell when it is ready. */
+export interface StartOptions {
+  readonly name: string;
+  readonly port: number;
+  /** The Node.js arguments: a script and, for TypeScript, the tsx loader before it. */
+  readonly nodeArgs: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  readonly cwd: string;
+  /** Polled with GET until it answers 200 (and `isReady` accepts the body, when given). */
+  readonly readyPath: string;
+  readonly isReady?: (body: string) => boolean;
+  /** Gives up after this long (default 20 s). */
+  readonly readyTimeoutMs?: number;
+}
+
+/** The line of a crashed child's output that most likely says why. */
+function reasonIn(output: string): string {
+  const lines = output
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "");
+  const errorLine = lines.findLast((line) => /error|invalid|cannot|failed/i.test(line));
+  return errorLine ?? lines.at(-1) ?? "no output";
+}
+
+function isAlive(child: ChildProcess): boolean {
+  return child.exitCode === null && child.signalCode === null;
+}
+
+/** Kills every child still running, synchronously; safe to call from an `exit` handler. */
+export function killAllChildren(): void {
+  for (const child of running) {
+    if (isAlive(child)) child.kill("SIGKILL");
+  }
+  running.clear();
+}
+
+/** The variables a child inherits: enough to run Node.js, nothing that configures svc. */
+function baseEnv(): Record<string, string> {
+  const env: Record<string, string> = { NODE_ENV: "production" };
+  for (const name of ["PATH", "HOME", "TMPDIR", "LANG", "SYSTEMROOT"]) {
+    const value = process.env[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (!isAlive(child)) {
+    running.delete(child);
+    return;
+  }
+  const exited = once(child, "exit");
+  child.kill("SIGTERM");
+  const graceful = await Promise.race([exited.then(() => true), sleep(3000).then(() => false)]);
+  if (!graceful && isAlive(child)) {
+    child.kill("SIGKILL");
+    await Promise.race([exited, sleep(2000)]);
+  }
+  running.delete(child);
+}
+
+/**
+ * Starts a server with `process.execPath` in a child process and resolves
+ * once its ready path answers. On failure the child is killed and the error
+ * carries the tail of its output.
+ */
+export async function startServer(options: StartOptions): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [...options.nodeArgs], {
+    cwd: options.cwd,
+    env: { ...baseEnv(), ...options.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  running.add(child);
+  let output = "";
+  const collect = (chunk: Buffer): void => {
+    output = (output + chunk.toString("utf8")).slice(-OUTPUT_LIMIT);
+  };
+  child.stdout?.on("data", collect);
+  child.stderr?.on("data", collect);
+  let spawnError: Error | undefined;
+  child.once("error", (error) => {
+    spawnError = error;
+  });
+
+  const baseURL = `http://${HOST}:${options.port}`;
+  const server: ServerProcess = {
+    name: options.name,
+    baseURL,
+    output: () => output,
+    stop: () => stopChild(child),
+  };
+
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 20_000);
+  const maxAttempts = Math.ceil((options.readyTimeoutMs ?? 20_000) / 50) + 1;
+  for (let attempt = 0; attempt < maxAttempts && Date.now() < deadline; attempt += 1) {
+    if (spawnError !== undefined || !isAlive(child)) {
+      await stopChild(child);
+      const reason =
+        spawnError?.message ?? `exited with code ${child.exitCode ?? child.signalCode}`;
+      throw new Error(
+        `${options.name} ${reason} before it was ready (${reasonIn(output)}); its output:\n${output.trim()}`,
+      );
+    }
+    try {
+      const response = await fetch(`${baseURL}${options.readyPath}`, {
+        signal: AbortSignal.timeout(1000),
+      });
+      const body = await response.text();
+      if (response.status === 200 && (options.isReady?.(body) ?? true)) return server;
+    } catch {
+      // Not listening yet.
+    }
+    await sleep(50);
+  }
+  await stopChild(child);
+  throw new Error(
+    `${options.name} was not ready within ${options.readyTimeoutMs ?? 20_000} ms:\n${output.trim()}`,
+  );
+}

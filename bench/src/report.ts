@@ -1,0 +1,110 @@
+import type { LoadResult } from "./load.js";
+
+/** The baselines, by letter. */
+export type BaselineId = "A" | "B" | "C";
+
+/** A measured case, or why it could not be measured. */
+export interface CaseOutcome {
+  readonly id: string;
+  readonly label: string;
+  /** For svc cases: the baseline it is held to and the minimum ratio. */
+  readonly target?: { readonly baseline: BaselineId; readonly ratio: number };
+  readonly result?: LoadResult;
+  readonly failure?: string;
+}
+
+/** The verdict for one svc case. */
+export type Verdict = "met" | "MISSED" | "n/a";
+
+function formatInt(value: number): string {
+  return Math.round(value).toLocaleString("en-US");
+}
+
+function formatMs(value: number): string {
+  // autocannon reports whole milliseconds on most platforms; keep what it gives.
+  return Number.isInteger(value) ? String(value) : value.toFixed(2);
+}
+
+function formatRatio(value: number | undefined): string {
+  return value === undefined ? "-" : `${value.toFixed(2)}x`;
+}
+
+function table(rows: readonly (readonly string[])[], rightAligned: ReadonlySet<number>): string {
+  const widths = rows[0]?.map((_, c) => Math.max(...rows.map((row) => row[c]?.length ?? 0))) ?? [];
+  return rows
+    .map((row) =>
+      row
+        .map((cell, c) => {
+          const width = widths[c] ?? 0;
+          return rightAligned.has(c) ? cell.padStart(width) : cell.padEnd(width);
+        })
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n");
+}
+
+function ratio(outcome: CaseOutcome, base: CaseOutcome | undefined): number | undefined {
+  const top = outcome.result?.requestsPerSecond;
+  const bottom = base?.result?.requestsPerSecond;
+  return top === undefined || bottom === undefined || bottom === 0 ? undefined : top / bottom;
+}
+
+/** Whether an svc case reached its target, or cannot tell (a side was not measured). */
+export function verdictOf(outcome: CaseOutcome, outcomes: readonly CaseOutcome[]): Verdict {
+  if (outcome.target === undefined) return "n/a";
+  const target = outcome.target;
+  const value = ratio(
+    outcome,
+    outcomes.find((o) => o.id === target.baseline),
+  );
+  if (value === undefined) return "n/a";
+  return value >= target.ratio ? "met" : "MISSED";
+}
+
+/** The two tables the bench prints: raw numbers, then the svc ratios. */
+export function formatReport(outcomes: readonly CaseOutcome[]): string {
+  const raw: string[][] = [["", "case", "req/s", "p50 ms", "p99 ms", "non-2xx", "errors"]];
+  for (const o of outcomes) {
+    if (o.result === undefined) {
+      raw.push([o.id, o.label, "failed", "-", "-", "-", "-"]);
+      continue;
+    }
+    raw.push([
+      o.id,
+      o.label,
+      formatInt(o.result.requestsPerSecond),
+      formatMs(o.result.p50Ms),
+      formatMs(o.result.p99Ms),
+      formatInt(o.result.non2xx),
+      formatInt(o.result.errors),
+    ]);
+  }
+  const baselineA = outcomes.find((o) => o.id === "A");
+  const ratios: string[][] = [["", "svc case", "vs target", "target", "result", "vs A"]];
+  for (const o of outcomes) {
+    if (o.target === undefined) continue;
+    const target = o.target;
+    const vsTarget = ratio(
+      o,
+      outcomes.find((b) => b.id === target.baseline),
+    );
+    ratios.push([
+      o.id,
+      o.label,
+      vsTarget === undefined ? "-" : `${formatRatio(vsTarget)} of ${target.baseline}`,
+      `>= ${target.ratio.toFixed(2)}x ${target.baseline}`,
+      verdictOf(o, outcomes),
+      formatRatio(ratio(o, baselineA)),
+    ]);
+  }
+  const parts = [table(raw, new Set([2, 3, 4, 5, 6]))];
+  if (ratios.length > 1) parts.push(table(ratios, new Set([2])));
+  const failures = outcomes.filter((o) => o.result === undefined);
+  if (failures.length > 0) {
+    parts.push(
+      ["failed:", ...failures.map((o) => `  ${o.id}: ${o.failure ?? "not run"}`)].join("\n"),
+    );
+  }
+  return parts.join("\n\n");
+}

@@ -1,0 +1,97 @@
+import { randomBytes } from "node:crypto";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type ItemInput, type ItemRow, parseItemRows } from "./items.js";
+import { type ServerProcess, startServer } from "./processes.js";
+
+const SEED_BATCH = 250;
+
+/** The bench app: `Item` rows to list, `Touch` rows to insert, `touch` and `ping`. */
+export const manifestPath: string = fileURLToPath(new URL("../app/svc.json", import.meta.url));
+
+/** `apps/server/dist/main.js`, found through the `@svc/server` dev dependency. */
+export function serverMainPath(): string {
+  const require = createRequire(import.meta.url);
+  return join(dirname(require.resolve("@svc/server/package.json")), "dist", "main.js");
+}
+
+/** A fresh admin token: 128 hex characters. */
+export function createAdminToken(): string {
+  return randomBytes(64).toString("hex");
+}
+
+/** What a running svc server needs from the bench. */
+export interface SvcServer {
+  readonly server: ServerProcess;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** Starts `node apps/server/dist/main.js` on `port` with a database under `dir`. */
+export async function startSvc(options: {
+  readonly port: number;
+  readonly dir: string;
+  readonly token: string;
+}): Promise<SvcServer> {
+  const server = await startServer({
+    name: "svc server",
+    port: options.port,
+    nodeArgs: [serverMainPath()],
+    cwd: options.dir,
+    env: {
+      SVC_PORT: String(options.port),
+      SVC_MANIFEST: manifestPath,
+      SVC_DB_PATH: join(options.dir, "bench.db"),
+      SVC_ADMIN_TOKEN: options.token,
+      SVC_DEV_MODE: "false",
+    },
+    readyPath: "/health",
+    isReady: (body) => body.includes('"ok"'),
+    readyTimeoutMs: 30_000,
+  });
+  return {
+    server,
+    headers: {
+      authorization: `Bearer ${options.token}`,
+      "content-type": "application/json",
+    },
+  };
+}
+
+async function call(
+  svc: SvcServer,
+  method: "GET" | "POST",
+  path: string,
+  body?: unknown,
+): Promise<unknown> {
+  const response = await fetch(`${svc.server.baseURL}${path}`, {
+    method,
+    headers: svc.headers,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    signal: AbortSignal.timeout(30_000),
+  });
+  const text = await response.text();
+  if (!response.ok) {
+    throw new Error(`${method} ${path} answered ${response.status}: ${text.slice(0, 500)}`);
+  }
+  return JSON.parse(text);
+}
+
+/** Inserts the items through `POST /api/batch`, a few hundred per call. */
+export async function seedItems(svc: SvcServer, items: readonly ItemInput[]): Promise<void> {
+  for (let start = 0; start < items.length; start += SEED_BATCH) {
+    const chunk = items.slice(start, start + SEED_BATCH);
+    const answer = await call(svc, "POST", "/api/batch", {
+      operations: chunk.map((data) => ({ op: "insert", entity: "Item", data })),
+    });
+    const ids = (answer as { ids?: unknown } | null)?.ids;
+    if (!Array.isArray(ids) || ids.length !== chunk.length) {
+      throw new Error(`POST /api/batch did not answer ${chunk.length} ids`);
+    }
+  }
+}
+
+/** Reads back the stored items, so baseline C can serve the very same rows. */
+export async function fetchItems(svc: SvcServer, count: number): Promise<ItemRow[]> {
+  return parseItemRows(await call(svc, "GET", `/api/entities/Item?limit=${count}`), count);
+}

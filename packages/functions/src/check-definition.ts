@@ -1,0 +1,31 @@
+import type { FunctionDefinition } from "./define-function.js";
+import { isPlainObject, isZodLike } from "./validate-args.js";
+
+const TYPES: readonly unknown[] = ["query", "mutation", "action"];
+const AUTH: readonly unknown[] = [undefined, "user", "guest"];
+
+/**
+ * Why `value` is not a function definition, as the end of a sentence, or
+ * undefined when it is one. Duck-typed, so a plain `.mjs` object literal and
+ * a definition built by another copy of @svc/functions both pass.
+ */
+export function findDefinitionProblem(value: unknown): string | undefined {
+  if (typeof value !== "object" || value === null) {
+    return "its default export must be query(...), mutation(...) or action(...)";
+  }
+  const { type, handler, auth, args } = value as Partial<Record<string, unknown>>;
+  if (!TYPES.includes(type)) return `"type" must be "query", "mutation" or "action"`;
+  if (typeof handler !== "function") return `"handler" must be a function`;
+  if (!AUTH.includes(auth)) return `"auth" must be "user" or "guest" when set`;
+  if (args === undefined || isZodLike(args)) return undefined;
+  if (!isPlainObject(args)) return `"args" must be a zod object or a record of zod schemas`;
+  for (const [key, schema] of Object.entries(args)) {
+    if (!isZodLike(schema)) return `"args.${key}" must be a zod schema`;
+  }
+  return undefined;
+}
+
+/** Whether `value` is a function definition (see `findDefinitionProblem`). */
+export function isFunctionDefinition(value: unknown): value is FunctionDefinition {
+  return findDefinitionProblem(value) === undefined;
+}

@@ -1,0 +1,45 @@
+import type { AuthContext, EntityReader, EntityWriter } from "@svc/store";
+
+/** What every function's `ctx` has. */
+export interface BaseContext {
+  /** Who is calling: user, tenant, roles, admin and guest flags. */
+  readonly auth: AuthContext;
+  /**
+   * Stops the function with an error the client sees as
+   * `{ error: { code, message } }`. `code` must be UPPER_SNAKE; `status`
+   * defaults to 400 and must be 400..599.
+   *
+   * @example
+   * ```ts
+   * if (!todo) ctx.error("TODO_NOT_FOUND", "No todo has this id.", 404);
+   * ```
+   */
+  error(code: string, message: string, status?: number): never;
+}
+
+/** The `ctx` of a query: reads only, outside a transaction. */
+export interface QueryContext extends BaseContext {
+  /** Reads checked against the caller's access. */
+  readonly db: EntityReader;
+}
+
+/** The `ctx` of a mutation: reads and writes inside one transaction. */
+export interface MutationContext extends BaseContext {
+  /**
+   * Reads and writes checked against the caller's access, all in one
+   * transaction that rolls back when the handler throws.
+   */
+  readonly db: EntityWriter;
+}
+
+/**
+ * The `ctx` of an action: no database handle; it calls queries and
+ * mutations by name with the caller's auth, each validated and checked like
+ * a call from the client (each mutation is its own transaction).
+ */
+export interface ActionContext extends BaseContext {
+  /** Runs the query `name` and resolves with its JSON result. */
+  runQuery(name: string, args?: Readonly<Record<string, unknown>>): Promise<unknown>;
+  /** Runs the mutation `name` in its own transaction and resolves with its JSON result. */
+  runMutation(name: string, args?: Readonly<Record<string, unknown>>): Promise<unknown>;
+}

@@ -1,0 +1,185 @@
+import type { AuthContext, EntityReader, Store } from "@svc/store";
+import { findDefinitionProblem } from "./check-definition.js";
+import type { ActionContext, BaseContext, MutationContext, QueryContext } from "./context.js";
+import type { FunctionDefinition, FunctionRegistry, FunctionType } from "./define-function.js";
+import { FunctionsError, isUpperSnakeCode } from "./errors.js";
+import { toJSONResult } from "./to-json-result.js";
+import { type ArgsValidator, createArgsValidator } from "./validate-args.js";
+
+/** What a function runner needs. */
+export interface FunctionRunnerOptions {
+  /** The store queries read from and mutations write to. */
+  readonly store: Store;
+  /** The functions by name, usually from `loadFunctions`. */
+  readonly functions: FunctionRegistry;
+}
+
+/** Runs functions by name for a caller: lookup, access rules, argument validation, context. */
+export interface FunctionRunner {
+  /**
+   * Runs function `name` for `auth` with the client's raw arguments and
+   * resolves with a JSON-ready result (`undefined` becomes `null`). Rejects
+   * with an error that has `expose: true` and a `status`: a `FunctionsError`,
+   * or a store/schema wire error passed through unchanged.
+   */
+  run(name: string, rawArgs: unknown, auth: AuthContext): Promise<unknown>;
+  /** Whether a function with this name exists. */
+  has(name: string): boolean;
+  /** The function names, sorted. */
+  names(): readonly string[];
+}
+
+const FUNCTION_NAME = /^[A-Za-z][A-Za-z0-9_]{0,99}$/;
+
+/** A registry entry with its argument validator built once. */
+interface Entry {
+  readonly name: string;
+  readonly definition: FunctionDefinition;
+  readonly validate: ArgsValidator;
+}
+
+/**
+ * Creates the runner that executes functions against a store.
+ *
+ * A caller needs a `userId` or the admin token (`AUTH_REQUIRED`, 401); a guest
+ * may call only functions declared `auth: "guest"` (`GUEST_NOT_ALLOWED`, 403).
+ * Arguments are validated against the declaration (`INVALID_ARGS`, 400). A
+ * query reads through `store.reader(auth)`, a mutation runs in one
+ * `store.transaction(auth, ...)`, an action gets `runQuery` / `runMutation`
+ * that go through this runner with the same auth. A thrown error that is not
+ * already a client-safe one becomes `FUNCTION_FAILED` (500) with the original
+ * as `cause`. Throws `INVALID_FUNCTION` at creation when a registry entry is
+ * not a definition.
+ *
+ * @example
+ * ```ts
+ * const runner = createFunctionRunner({ store, functions: await loadFunctions(dir) });
+ * const todo = await runner.run("createTodo", { title: "Milk" }, auth);
+ * ```
+ */
+export function createFunctionRunner(options: FunctionRunnerOptions): FunctionRunner {
+  const { store } = options;
+  const entries = new Map<string, Entry>();
+  for (const [name, definition] of options.functions) {
+    const problem = findDefinitionProblem(definition);
+    if (problem !== undefined) {
+      throw new FunctionsError("INVALID_FUNCTION", {
+        message: `Function ${name} is not a function definition: ${problem}.`,
+      });
+    }
+    entries.set(name, { name, definition, validate: createArgsValidator(definition.args) });
+  }
+  const names = Object.freeze([...entries.keys()].sort());
+
+  async function run(
+    name: string,
+    rawArgs: unknown,
+    auth: AuthContext,
+    expected?: FunctionType,
+  ): Promise<unknown> {
+    const entry = entries.get(name);
+    if (!entry) {
+      // Echo the name only when it could be one, never arbitrary caller input.
+      throw new FunctionsError(
+        "FUNCTION_NOT_FOUND",
+        FUNCTION_NAME.test(name) ? { message: `No function named "${name}" exists.` } : {},
+      );
+    }
+    if (expected && entry.definition.type !== expected) {
+      throw new FunctionsError("WRONG_FUNCTION_TYPE", {
+        message: `Function ${name} is a ${entry.definition.type}, not a ${expected}.`,
+      });
+    }
+    checkAccess(entry.definition, auth);
+    const args = entry.validate(rawArgs);
+    try {
+      return await execute(entry, args, auth);
+    } catch (error) {
+      throw toClientError(error, name);
+    }
+  }
+
+  async function execute(
+    entry: Entry,
+    args: Record<string, unknown>,
+    auth: AuthContext,
+  ): Promise<unknown> {
+    const { definition, name } = entry;
+    const base: BaseContext = { auth, error: raiseError };
+    switch (definition.type) {
+      case "query": {
+        const ctx: QueryContext = { ...base, db: readOnly(store.reader(auth)) };
+        return toJSONResult(await definition.handler(ctx, args), name);
+      }
+      case "mutation":
+        return store.transaction(auth, async (db) => {
+          const ctx: MutationContext = { ...base, db };
+          return toJSONResult(await definition.handler(ctx, args), name);
+        });
+      case "action": {
+        const ctx: ActionContext = {
+          ...base,
+          runQuery: (target, targetArgs) => run(target, targetArgs, auth, "query"),
+          runMutation: (target, targetArgs) => run(target, targetArgs, auth, "mutation"),
+        };
+        return toJSONResult(await definition.handler(ctx, args), name);
+      }
+    }
+  }
+
+  return {
+    run: (name, rawArgs, auth) => run(name, rawArgs, auth),
+    has: (name) => entries.has(name),
+    names: () => names,
+  };
+}
+
+function checkAccess(definition: FunctionDefinition, auth: AuthContext): void {
+  if (auth.isAdmin) return;
+  if (!auth.userId) throw new FunctionsError("AUTH_REQUIRED");
+  if (auth.isGuest && definition.auth !== "guest") throw new FunctionsError("GUEST_NOT_ALLOWED");
+}
+
+/** `ctx.error`: an application error the client sees with its code and message. */
+function raiseError(code: string, message: string, status = 400): never {
+  if (typeof code !== "string" || !isUpperSnakeCode(code)) {
+    throw new TypeError(`ctx.error: the code ${JSON.stringify(code)} is not UPPER_SNAKE.`);
+  }
+  if (!Number.isInteger(status) || status < 400 || status > 599) {
+    throw new TypeError(`ctx.error: the status ${String(status)} is not an error status.`);
+  }
+  throw new FunctionsError(code, { message: String(message), status });
+}
+
+/**
+ * A reader whose write methods, should JavaScript code call them despite the
+ * types, throw `QUERY_CANNOT_WRITE` instead of writing.
+ */
+function readOnly(reader: EntityReader): EntityReader {
+  const refuse = async (): Promise<never> => {
+    throw new FunctionsError("QUERY_CANNOT_WRITE");
+  };
+  const db = {
+    get: reader.get.bind(reader),
+    query: reader.query.bind(reader),
+    insert: refuse,
+    update: refuse,
+    delete: refuse,
+  };
+  return Object.freeze(db);
+}
+
+/** Errors a client may see pass through; anything else becomes `FUNCTION_FAILED`. */
+function toClientError(error: unknown, name: string): unknown {
+  if (isClientError(error)) return error;
+  return new FunctionsError("FUNCTION_FAILED", {
+    message: `Function ${name} failed.`,
+    cause: error,
+  });
+}
+
+function isClientError(error: unknown): boolean {
+  if (typeof error !== "object" || error === null) return false;
+  const { expose, status } = error as { expose?: unknown; status?: unknown };
+  return expose === true && typeof status === "number";
+}

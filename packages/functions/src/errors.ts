@@ -1,0 +1,99 @@
+/**
+ * Every failure @svc/functions reports, keyed by a stable code. `status` is
+ * set for wire errors (sent to API clients as `{ error: { code, message } }`);
+ * boot errors have none and stop the server instead.
+ */
+export const functionsErrorCodes = {
+  FUNCTION_NOT_FOUND: { status: 404, message: "No function with this name exists." },
+  AUTH_REQUIRED: { status: 401, message: "Sign in to call this function." },
+  GUEST_NOT_ALLOWED: { status: 403, message: "A guest session may not call this function." },
+  INVALID_ARGS: { status: 400, message: "The function arguments are invalid." },
+  QUERY_CANNOT_WRITE: {
+    status: 500,
+    message: "A query cannot write; move the write into a mutation.",
+  },
+  WRONG_FUNCTION_TYPE: {
+    status: 500,
+    message: "The called function is not of the expected type.",
+  },
+  INVALID_RESULT: { status: 500, message: "The function returned a value JSON cannot carry." },
+  FUNCTION_FAILED: { status: 500, message: "The function failed." },
+  FUNCTION_LOAD_FAILED: { status: undefined, message: "A function file failed to load." },
+  INVALID_FUNCTION: {
+    status: undefined,
+    message: "A function file does not define a query, mutation or action.",
+  },
+} as const satisfies Record<string, { status: number | undefined; message: string }>;
+
+/** A code of the table above. */
+export type FunctionsErrorCode = keyof typeof functionsErrorCodes;
+
+/**
+ * A code an application raises through `ctx.error`, UPPER_SNAKE by contract
+ * (checked at runtime). `string & {}` keeps editor completion for the table.
+ */
+export type ApplicationErrorCode = string & {};
+
+/** Options of a `FunctionsError`; `message` defaults to the code table's. */
+export interface FunctionsErrorOptions {
+  readonly message?: string;
+  /** The underlying error; never sent to clients. */
+  readonly cause?: unknown;
+}
+
+/** Options of an application error raised through `ctx.error`. */
+export interface ApplicationErrorOptions {
+  readonly message: string;
+  /** HTTP status, 400..599. */
+  readonly status: number;
+}
+
+const UPPER_SNAKE = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$/;
+
+/** Whether `code` is UPPER_SNAKE (`TODO_NOT_FOUND`, `RATE_LIMITED_2`). */
+export function isUpperSnakeCode(code: string): boolean {
+  return UPPER_SNAKE.test(code);
+}
+
+/**
+ * The single error class of @svc/functions; tell cases apart by `code`.
+ * Wire errors carry a `status` and `expose: true`, so the HTTP layer may send
+ * `code` and `message` to the client. Boot errors (`FUNCTION_LOAD_FAILED`,
+ * `INVALID_FUNCTION`) have no status and stop the server.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await runner.run("createTodo", { title: 1 }, auth);
+ * } catch (error) {
+ *   if (error instanceof FunctionsError && error.code === "INVALID_ARGS") console.log(error.message);
+ * }
+ * ```
+ */
+export class FunctionsError extends Error {
+  override readonly name = "FunctionsError";
+  readonly code: FunctionsErrorCode | ApplicationErrorCode;
+  /** HTTP status for wire errors; undefined for boot errors. */
+  readonly status: number | undefined;
+  /** True when `code` and `message` are safe to send to an API client. */
+  readonly expose: boolean;
+
+  constructor(code: FunctionsErrorCode, options?: FunctionsErrorOptions);
+  constructor(code: ApplicationErrorCode, options: ApplicationErrorOptions);
+  constructor(
+    code: FunctionsErrorCode | ApplicationErrorCode,
+    options: FunctionsErrorOptions | ApplicationErrorOptions = {},
+  ) {
+    const known = isFunctionsErrorCode(code) ? functionsErrorCodes[code] : undefined;
+    super(options.message ?? known?.message ?? "The function failed.", {
+      cause: "cause" in options ? options.cause : undefined,
+    });
+    this.code = code;
+    this.status = "status" in options ? options.status : known?.status;
+    this.expose = this.status !== undefined;
+  }
+}
+
+function isFunctionsErrorCode(code: string): code is FunctionsErrorCode {
+  return Object.hasOwn(functionsErrorCodes, code);
+}

@@ -1,0 +1,64 @@
+export type {
+  CompareExpr,
+  CompareOp,
+  ExistsCondition,
+  ExistsExpr,
+  Expr,
+  HasRoleExpr,
+  LiteralExpr,
+  LogicalExpr,
+  NotExpr,
+  RefExpr,
+  Span,
+} from "./ast.js";
+export {
+  type AccessRequest,
+  type AccessVerdict,
+  checkAccess,
+  evaluateAccess,
+} from "./check-access.js";
+export { compilePolicies, POLICY_ACTIONS, rulesFor } from "./compile-policies.js";
+export {
+  compileReadFilter,
+  compileRuleFilter,
+  type ReadFilter,
+  type ReadFilterOptions,
+} from "./compile-read-filter.js";
+export type {
+  CheckedExistsCondition,
+  CompareKind,
+  CompiledPolicies,
+  CompiledRule,
+  Condition,
+  FieldInfo,
+  Operand,
+  PolicyAuth,
+  PolicyRow,
+} from "./condition.js";
+export {
+  formatPolicyIssue,
+  type PolicyAction,
+  PolicyError,
+  type PolicyErrorCode,
+  type PolicyIssue,
+  policyErrorCodes,
+} from "./errors.js";
+export {
+  type EvaluateInput,
+  type ExistsLookup,
+  type ExistsLookupCondition,
+  type ExistsResolver,
+  evaluate,
+  evaluateRule,
+  type RuleOutcome,
+} from "./evaluate.js";
+export {
+  type ExplainedSQL,
+  type ExplainRequest,
+  type Explanation,
+  explain,
+  type RuleExplanation,
+} from "./explain.js";
+export { formatPolicyExpression } from "./format-expression.js";
+export { POLICY_LIMITS, parsePolicyExpression } from "./parse-expression.js";
+export type { PolicyValue } from "./values.js";

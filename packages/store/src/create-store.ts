@@ -1,0 +1,202 @@
+import { type Manifest, planTables } from "@svc/schema";
+import { type Kysely, sql } from "kysely";
+import { createAccessControl } from "./access.js";
+import type { AuthContext } from "./auth-context.js";
+import type { EntityTables, StoreDialect } from "./database.js";
+import { databaseError } from "./driver-errors.js";
+import { buildEntityModels } from "./entity-model.js";
+import { StoreError } from "./errors.js";
+import { migrateDatabase } from "./migrate.js";
+import { checkId } from "./prepare-write.js";
+import { authorize, findModel, type OperationContext, selectPage, selectRow } from "./read-ops.js";
+import type { ChangeEvent, ChangeListener, EntityReader, EntityWriter, Store } from "./types.js";
+import { deleteRow, insertRow, updateRow, type WriteContext } from "./write-ops.js";
+
+/** Options of `createStore`. */
+export interface CreateStoreOptions {
+  /** The kysely instance from `openSqlite` or `openPostgres` (or one built the same way). */
+  readonly db: Kysely<EntityTables>;
+  readonly dialect: StoreDialect;
+  /** A validated manifest (`parseManifest`); it is not checked again. */
+  readonly manifest: Manifest;
+  /** The time source for `defaultNow` fields. Default: `() => new Date()`. */
+  readonly clock?: () => Date;
+  /**
+   * Called when a change listener throws; the write has committed and the
+   * caller is not affected. Default: logs to `console.error`.
+   */
+  readonly onListenerError?: (error: unknown) => void;
+}
+
+function reportListenerError(error: unknown): void {
+  console.error("[@svc/store] a change listener threw", error);
+}
+
+/** Runs `fn`, turning unexpected (driver) errors into `DATABASE_ERROR`. */
+async function guarded<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    throw databaseError(error);
+  }
+}
+
+function createReader(ctx: OperationContext, assertOpen: () => void = () => {}): EntityReader {
+  return {
+    get: (entity, id) =>
+      guarded(async () => {
+        assertOpen();
+        const model = findModel(ctx, entity);
+        const filter = authorize(ctx, model, "read");
+        return selectRow(ctx, model, checkId(id), filter);
+      }),
+    query: (entity, options) =>
+      guarded(async () => {
+        assertOpen();
+        const model = findModel(ctx, entity);
+        return selectPage(ctx, model, options, authorize(ctx, model, "read"));
+      }),
+  };
+}
+
+/**
+ * One transaction's writer. Its operations run one at a time, in call order,
+ * even when the caller does not await between them: a Postgres connection
+ * runs one statement at a time, and the savepoints around writes must not
+ * interleave.
+ */
+function createWriter(ctx: WriteContext, isOpen: () => boolean): EntityWriter {
+  let tail: Promise<unknown> = Promise.resolve();
+  const assertOpen = (): void => {
+    if (!isOpen()) throw new StoreError("TRANSACTION_FINISHED");
+  };
+  const serial = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = tail.then(fn);
+    tail = run.catch(() => undefined);
+    return run;
+  };
+  const reader = createReader(ctx, assertOpen);
+  return {
+    get: (entity, id) => serial(() => reader.get(entity, id)),
+    query: (entity, options) => serial(() => reader.query(entity, options)),
+    insert: (entity, data) =>
+      serial(() =>
+        guarded(async () => {
+          assertOpen();
+          return insertRow(ctx, entity, data);
+        }),
+      ),
+    update: (entity, id, patch) =>
+      serial(() =>
+        guarded(async () => {
+          assertOpen();
+          return updateRow(ctx, entity, id, patch);
+        }),
+      ),
+    delete: (entity, id) =>
+      serial(() =>
+        guarded(async () => {
+          assertOpen();
+          return deleteRow(ctx, entity, id);
+        }),
+      ),
+  };
+}
+
+/**
+ * Creates the entity store for one manifest over one database. Everything
+ * per-entity (columns, codecs, constraints, access rules) is computed here,
+ * once; call `migrate()` before the first read or write.
+ *
+ * @example
+ * const { db, dialect } = openSqlite(".svc/data.db");
+ * const store = createStore({ db, dialect, manifest });
+ * await store.migrate();
+ * const todo = await store.transaction(auth, (tx) => tx.insert("Todo", { title: "Ship" }));
+ */
+export function createStore(options: CreateStoreOptions): Store {
+  const { db, dialect, manifest } = options;
+  const clock = options.clock ?? (() => new Date());
+  const onListenerError = options.onListenerError ?? reportListenerError;
+  const plan = planTables(manifest);
+  const models = buildEntityModels(manifest, plan, dialect);
+  const access = createAccessControl(manifest);
+  const listeners = new Set<ChangeListener>();
+  const now = (): string => clock().toISOString();
+
+  const emit = (events: readonly ChangeEvent[]): void => {
+    for (const listener of [...listeners]) {
+      try {
+        listener(events);
+      } catch (error) {
+        try {
+          onListenerError(error);
+        } catch {
+          // A failing error reporter must not fail the committed write either.
+        }
+      }
+    }
+  };
+
+  return {
+    manifest,
+    dialect,
+    migrate: () => migrateDatabase({ db, dialect, plan, now: clock() }),
+    reader: (auth: AuthContext) => createReader({ db, dialect, models, access, auth }),
+    async transaction<T>(
+      auth: AuthContext,
+      work: (writer: EntityWriter) => Promise<T>,
+    ): Promise<T> {
+      const events: ChangeEvent[] = [];
+      let open = true;
+      const thrown: { byWork?: unknown } = {};
+      let result: T;
+      try {
+        result = await db.transaction().execute(async (trx) => {
+          const ctx: WriteContext = { db: trx, dialect, models, access, auth, events, now };
+          try {
+            return await work(createWriter(ctx, () => open));
+          } catch (error) {
+            thrown.byWork = error;
+            throw error;
+          } finally {
+            open = false;
+          }
+        });
+      } catch (error) {
+        // The caller's own error passes through; a failed begin or commit becomes a 500.
+        if ("byWork" in thrown && thrown.byWork === error) throw error;
+        throw databaseError(error);
+      }
+      if (events.length > 0) emit(Object.freeze(events));
+      return result;
+    },
+    onChange(listener: ChangeListener): () => void {
+      listeners.add(listener);
+      return () => {
+        listeners.delete(listener);
+      };
+    },
+    ping: () =>
+      guarded(async () => {
+        await sql`select 1`.execute(db);
+      }),
+    truncateAll: () =>
+      guarded(async () => {
+        const tables = manifest.entities.map((entity) => entity.name);
+        if (tables.length === 0) return;
+        if (dialect === "postgres") {
+          await sql`truncate table ${sql.join(tables.map((table) => sql.table(table)))}`.execute(
+            db,
+          );
+          return;
+        }
+        await db.transaction().execute(async (trx) => {
+          // References between the tables are checked at commit, when all rows are gone.
+          await sql`pragma defer_foreign_keys = on`.execute(trx);
+          for (const table of tables) await trx.deleteFrom(table).execute();
+        });
+      }),
+    close: () => db.destroy(),
+  };
+}

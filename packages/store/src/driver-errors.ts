@@ -1,0 +1,70 @@
+import { SchemaError } from "@svc/schema";
+import type { EntityModel } from "./entity-model.js";
+import { StoreError } from "./errors.js";
+
+/** A driver error, reduced to what the store can explain without quoting it. */
+export type DriverFailure =
+  | {
+      readonly kind: "unique";
+      readonly constraint: string | null;
+      readonly columns: string[] | null;
+    }
+  | { readonly kind: "foreignKey" }
+  | { readonly kind: "other" };
+
+const SQLITE_UNIQUE = /^UNIQUE constraint failed: (.+)$/;
+// Postgres truncates identifiers to 63 bytes; constraint names come back truncated.
+const MAX_IDENTIFIER = 63;
+
+function stringProp(error: object, key: string): string | null {
+  const value = (error as Record<string, unknown>)[key];
+  return typeof value === "string" ? value : null;
+}
+
+/** Recognizes unique and foreign-key violations from better-sqlite3 and pg. */
+export function classifyDriverError(error: unknown): DriverFailure {
+  if (typeof error !== "object" || error === null) return { kind: "other" };
+  const code = stringProp(error, "code");
+  if (code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY") {
+    const match = SQLITE_UNIQUE.exec(stringProp(error, "message") ?? "");
+    const columns =
+      match?.[1]?.split(", ").map((part) => part.slice(part.indexOf(".") + 1)) ?? null;
+    return { kind: "unique", constraint: null, columns };
+  }
+  if (code === "23505")
+    return { kind: "unique", constraint: stringProp(error, "constraint"), columns: null };
+  if (code === "SQLITE_CONSTRAINT_FOREIGNKEY" || code === "23503") return { kind: "foreignKey" };
+  return { kind: "other" };
+}
+
+function uniqueFields(
+  model: EntityModel,
+  failure: { constraint: string | null; columns: string[] | null },
+): string[] {
+  if (failure.columns !== null) return failure.columns;
+  if (failure.constraint === `${model.name}_pkey`.slice(0, MAX_IDENTIFIER)) return ["id"];
+  const index = model.uniqueIndexes.find(
+    (candidate) => candidate.name.slice(0, MAX_IDENTIFIER) === failure.constraint,
+  );
+  return index === undefined ? [] : [...index.columns];
+}
+
+/** The 409 for a unique violation, naming the fields involved. */
+export function uniqueViolation(
+  model: EntityModel,
+  failure: DriverFailure,
+  cause: unknown,
+): StoreError {
+  const fields = failure.kind === "unique" ? uniqueFields(model, failure) : [];
+  const what = fields.length === 0 ? "these values" : `this ${fields.join(" and ")}`;
+  return new StoreError("UNIQUE_VIOLATION", {
+    message: `A ${model.name} with ${what} already exists.`,
+    cause,
+  });
+}
+
+/** Wraps an unexpected error as a generic 500 that keeps the original as `cause`. */
+export function databaseError(error: unknown): Error {
+  if (error instanceof StoreError || error instanceof SchemaError) return error;
+  return new StoreError("DATABASE_ERROR", { cause: error });
+}

@@ -1,0 +1,59 @@
+/**
+ * Every failure @svc/store reports, keyed by a stable code. Codes with a
+ * `status` are wire errors: their message is safe to send to API clients.
+ * Codes without one are local (a programmer or deployment mistake) and stop
+ * the caller instead.
+ */
+export const storeErrorCodes = {
+  ENTITY_NOT_FOUND: { status: 404, message: "The entity does not exist." },
+  NOT_FOUND: { status: 404, message: "The row does not exist." },
+  INVALID_ID: { status: 400, message: "A record id must be 40 lowercase hexadecimal characters." },
+  INVALID_FIELD: { status: 400, message: "A field has an invalid value." },
+  UNKNOWN_FIELD: { status: 400, message: "The entity has no such field." },
+  MISSING_FIELD: { status: 400, message: "A required field is missing." },
+  OWNER_MISMATCH: { status: 403, message: "The owner field must be the caller's user id." },
+  OWNER_IMMUTABLE: { status: 400, message: "The owner of a row cannot be changed." },
+  UNIQUE_VIOLATION: { status: 409, message: "A row with this value already exists." },
+  INVALID_REFERENCE: { status: 400, message: "A field references a row that does not exist." },
+  ROW_REFERENCED: { status: 409, message: "Other rows still reference this row." },
+  INVALID_QUERY: { status: 400, message: "The query is invalid." },
+  INVALID_CURSOR: { status: 400, message: "The cursor is invalid." },
+  POLICY_DENIED: { status: 403, message: "Access denied." },
+  DATABASE_ERROR: { status: 500, message: "The database could not complete the request." },
+  TRANSACTION_FINISHED: {
+    status: undefined,
+    message: "The transaction has already finished; use the writer only inside its work function.",
+  },
+  MIGRATION_FAILED: { status: undefined, message: "The database schema could not be migrated." },
+} as const satisfies Record<string, { status: number | undefined; message: string }>;
+
+/** A stable @svc/store error code. */
+export type StoreErrorCode = keyof typeof storeErrorCodes;
+
+/**
+ * The single error class of @svc/store; tell cases apart by `code`. The
+ * message never holds SQL or driver text; the driver's error, when there is
+ * one, is kept as `cause`.
+ *
+ * @example
+ * try {
+ *   await store.transaction(auth, (db) => db.insert("Todo", { title: 1 }));
+ * } catch (error) {
+ *   if (error instanceof StoreError && error.code === "INVALID_FIELD") console.log(error.message);
+ * }
+ */
+export class StoreError extends Error {
+  override readonly name = "StoreError";
+  readonly code: StoreErrorCode;
+  /** HTTP status for wire errors; undefined for local errors. */
+  readonly status: number | undefined;
+  /** True when the message is safe to send to an API client (every wire error). */
+  readonly expose: boolean;
+
+  constructor(code: StoreErrorCode, options: { message?: string; cause?: unknown } = {}) {
+    super(options.message ?? storeErrorCodes[code].message, { cause: options.cause });
+    this.code = code;
+    this.status = storeErrorCodes[code].status;
+    this.expose = this.status !== undefined;
+  }
+}

@@ -1,0 +1,123 @@
+import type { ExpressionBuilder, Kysely } from "kysely";
+import type { AccessControl, AccessOperation, ReadFilter } from "./access.js";
+import type { AuthContext } from "./auth-context.js";
+import { encodeCursor } from "./cursor.js";
+import type { EntityTables, StoreDialect } from "./database.js";
+import type { EntityModel } from "./entity-model.js";
+import { StoreError } from "./errors.js";
+import { type NormalizedQuery, normalizeQuery } from "./query-options.js";
+import type { Page, QueryOptions, Row } from "./types.js";
+
+/** What every read and write operation works with. */
+export interface OperationContext {
+  readonly db: Kysely<EntityTables>;
+  readonly dialect: StoreDialect;
+  readonly models: ReadonlyMap<string, EntityModel>;
+  readonly access: AccessControl;
+  readonly auth: AuthContext;
+}
+
+/** The entity's model, or `ENTITY_NOT_FOUND`. */
+export function findModel(ctx: OperationContext, entity: string): EntityModel {
+  const model = typeof entity === "string" ? ctx.models.get(entity) : undefined;
+  if (model !== undefined) return model;
+  throw new StoreError("ENTITY_NOT_FOUND", {
+    message: `There is no entity named ${String(entity)}.`,
+  });
+}
+
+/**
+ * Passes the entity-level gate for `op` (else `POLICY_DENIED`) and returns
+ * the condition that limits which rows the caller sees.
+ */
+export function authorize(
+  ctx: OperationContext,
+  model: EntityModel,
+  op: AccessOperation,
+): ReadFilter | null {
+  const decision = ctx.access.checkEntity(ctx.auth, model, op);
+  if (!decision.allowed) throw new StoreError("POLICY_DENIED", { message: decision.message });
+  return ctx.access.readFilter(ctx.auth, model);
+}
+
+/** One row by id, as the caller may see it; `lock` takes a row lock on Postgres. */
+export async function selectRow(
+  ctx: OperationContext,
+  model: EntityModel,
+  id: string,
+  filter: ReadFilter | null,
+  lock = false,
+): Promise<Row | null> {
+  let query = ctx.db.selectFrom(model.name).select(model.columns).where("id", "=", id);
+  if (filter !== null) query = query.where(filter);
+  if (lock && ctx.dialect === "postgres") query = query.forUpdate();
+  const row = await query.executeTakeFirst();
+  return row === undefined ? null : model.decode(row);
+}
+
+type Builder = ExpressionBuilder<EntityTables, string>;
+
+/**
+ * Keyset condition for "strictly after the cursor row" under
+ * `ORDER BY field <dir> NULLS FIRST|LAST, id <dir>`: ascending puts nulls
+ * first, descending last, so null always sorts as the smallest value.
+ */
+function afterCursor(query: NormalizedQuery, after: { value: unknown; id: string }) {
+  const idOp = query.direction === "asc" ? ">" : "<";
+  const column = query.orderField?.name;
+  return (eb: Builder) => {
+    if (column === undefined) return eb("id", idOp, after.id);
+    const sameValueLaterId = (valueCondition: ReturnType<Builder>) =>
+      eb.and([valueCondition, eb("id", idOp, after.id)]);
+    if (query.direction === "asc") {
+      return after.value === null
+        ? eb.or([sameValueLaterId(eb(column, "is", null)), eb(column, "is not", null)])
+        : eb.or([eb(column, ">", after.value), sameValueLaterId(eb(column, "=", after.value))]);
+    }
+    return after.value === null
+      ? sameValueLaterId(eb(column, "is", null))
+      : eb.or([
+          eb(column, "<", after.value),
+          sameValueLaterId(eb(column, "=", after.value)),
+          eb(column, "is", null),
+        ]);
+  };
+}
+
+/** One page of rows the caller may see, filtered, sorted and keyset-paginated. */
+export async function selectPage(
+  ctx: OperationContext,
+  model: EntityModel,
+  options: QueryOptions | undefined,
+  filter: ReadFilter | null,
+): Promise<Page> {
+  const normalized = normalizeQuery(model, options);
+  let query = ctx.db.selectFrom(model.name).select(model.columns);
+  if (filter !== null) query = query.where(filter);
+  for (const { column, value } of normalized.filters) {
+    query = value === null ? query.where(column, "is", null) : query.where(column, "=", value);
+  }
+  if (normalized.after !== null) query = query.where(afterCursor(normalized, normalized.after));
+  const orderField = normalized.orderField;
+  if (orderField !== null) {
+    query = query.orderBy(orderField.name, (ob) =>
+      normalized.direction === "asc" ? ob.asc().nullsFirst() : ob.desc().nullsLast(),
+    );
+  }
+  query = query.orderBy("id", normalized.direction).limit(normalized.limit + 1);
+  const rows = await query.execute();
+  const hasMore = rows.length > normalized.limit;
+  if (hasMore) rows.pop();
+  for (const row of rows) model.decode(row);
+  const decoded = rows as Row[];
+  const last = decoded[decoded.length - 1];
+  const nextCursor =
+    hasMore && last !== undefined
+      ? encodeCursor({
+          order: normalized.order,
+          value: orderField === null ? null : last[orderField.name],
+          id: last.id,
+        })
+      : null;
+  return { rows: decoded, nextCursor };
+}

@@ -1,0 +1,212 @@
+import { sql } from "kysely";
+import type { AccessDecision } from "./access.js";
+import {
+  classifyDriverError,
+  type DriverFailure,
+  databaseError,
+  uniqueViolation,
+} from "./driver-errors.js";
+import type { EntityModel } from "./entity-model.js";
+import { StoreError } from "./errors.js";
+import {
+  checkId,
+  checkOwnerUnchanged,
+  encodeChanges,
+  encodeRow,
+  prepareInsert,
+  preparePatch,
+} from "./prepare-write.js";
+import { authorize, findModel, type OperationContext, selectRow } from "./read-ops.js";
+import type { ChangeEvent, Row, RowInput } from "./types.js";
+
+/** A write operation's context: the transaction, its caller and its pending events. */
+export interface WriteContext extends OperationContext {
+  /** Events of this transaction, emitted after commit. */
+  readonly events: ChangeEvent[];
+  /** The injectable clock, as an ISO string. */
+  readonly now: () => string;
+}
+
+function enforce(decision: AccessDecision): void {
+  if (!decision.allowed) throw new StoreError("POLICY_DENIED", { message: decision.message });
+}
+
+function notFound(model: EntityModel, id: string): StoreError {
+  return new StoreError("NOT_FOUND", { message: `There is no ${model.name} with id ${id}.` });
+}
+
+/**
+ * Runs one writing statement. On Postgres a failed statement aborts the
+ * whole transaction, so when a constraint may fail the statement runs inside
+ * a savepoint: the caller can catch the store error and go on, as on SQLite.
+ */
+async function runStatement<T>(
+  ctx: WriteContext,
+  savepoint: boolean,
+  run: () => Promise<T>,
+  explain: (failure: DriverFailure, error: unknown) => StoreError | null,
+): Promise<T> {
+  const guard = savepoint && ctx.dialect === "postgres";
+  try {
+    if (guard) await sql`savepoint svc_write`.execute(ctx.db);
+    const result = await run();
+    if (guard) await sql`release savepoint svc_write`.execute(ctx.db);
+    return result;
+  } catch (error) {
+    if (guard) {
+      try {
+        await sql`rollback to savepoint svc_write`.execute(ctx.db);
+        await sql`release savepoint svc_write`.execute(ctx.db);
+      } catch (rollbackError) {
+        throw databaseError(rollbackError);
+      }
+    }
+    throw explain(classifyDriverError(error), error) ?? databaseError(error);
+  }
+}
+
+/** Checks that every non-null id field points at an existing row (checked here so both dialects say the same). */
+async function checkReferences(
+  ctx: WriteContext,
+  model: EntityModel,
+  values: ReadonlyMap<string, unknown>,
+  selfId: string,
+): Promise<void> {
+  for (const field of model.references) {
+    const value = values.get(field.name);
+    if (field.def.type !== "id" || value === null || value === undefined) continue;
+    const target = field.def.target;
+    if (target === model.name && value === selfId) continue;
+    const found = await ctx.db
+      .selectFrom(target)
+      .select("id")
+      .where("id", "=", value)
+      .executeTakeFirst();
+    if (found === undefined) {
+      throw new StoreError("INVALID_REFERENCE", {
+        message: `Field ${field.label} references a ${target} that does not exist.`,
+      });
+    }
+  }
+}
+
+function referenceRace(
+  model: EntityModel,
+  failure: DriverFailure,
+  cause: unknown,
+): StoreError | null {
+  if (failure.kind === "unique") return uniqueViolation(model, failure, cause);
+  if (failure.kind === "foreignKey") {
+    return new StoreError("INVALID_REFERENCE", {
+      message: `A field of ${model.name} references a row that does not exist.`,
+      cause,
+    });
+  }
+  return null;
+}
+
+/** Inserts one row; see `EntityWriter.insert`. */
+export async function insertRow(ctx: WriteContext, entity: string, data: RowInput): Promise<Row> {
+  const model = findModel(ctx, entity);
+  authorize(ctx, model, "insert");
+  const row = prepareInsert(model, data, ctx.auth, ctx.now);
+  enforce(
+    ctx.access.checkWrite({
+      auth: ctx.auth,
+      entity: model,
+      op: "insert",
+      data: row,
+      existing: null,
+    }),
+  );
+  await checkReferences(ctx, model, new Map(Object.entries(row)), row.id);
+  const values = encodeRow(model, row);
+  const mayConflict = model.uniqueIndexes.length > 0 || data.id !== undefined;
+  const stored = await runStatement(
+    ctx,
+    mayConflict,
+    () =>
+      ctx.db
+        .insertInto(model.name)
+        .values(values)
+        .returning(model.columns)
+        .executeTakeFirstOrThrow(),
+    (failure, cause) => referenceRace(model, failure, cause),
+  );
+  const result = model.decode(stored);
+  ctx.events.push({ entity: model.name, op: "insert", id: result.id, row: result, previous: null });
+  return result;
+}
+
+/** Changes the given fields of one row; see `EntityWriter.update`. */
+export async function updateRow(
+  ctx: WriteContext,
+  entity: string,
+  id: string,
+  patch: RowInput,
+): Promise<Row> {
+  const model = findModel(ctx, entity);
+  const filter = authorize(ctx, model, "update");
+  const rowId = checkId(id);
+  const changes = preparePatch(model, rowId, patch);
+  const existing = await selectRow(ctx, model, rowId, filter, true);
+  if (existing === null) throw notFound(model, rowId);
+  checkOwnerUnchanged(model, changes, existing);
+  const data: Row = { ...existing, ...Object.fromEntries(changes) };
+  enforce(ctx.access.checkWrite({ auth: ctx.auth, entity: model, op: "update", data, existing }));
+  const changedReferences = new Map(
+    [...changes].filter(([name, value]) => value !== existing[name]),
+  );
+  await checkReferences(ctx, model, changedReferences, rowId);
+  if (changes.size === 0) return existing;
+  const stored = await runStatement(
+    ctx,
+    model.uniqueIndexes.length > 0,
+    () =>
+      ctx.db
+        .updateTable(model.name)
+        .set(encodeChanges(model, changes))
+        .where("id", "=", rowId)
+        .returning(model.columns)
+        .executeTakeFirstOrThrow(),
+    (failure, cause) => referenceRace(model, failure, cause),
+  );
+  const result = model.decode(stored);
+  ctx.events.push({ entity: model.name, op: "update", id: rowId, row: result, previous: existing });
+  return result;
+}
+
+/** Deletes one row; see `EntityWriter.delete`. */
+export async function deleteRow(ctx: WriteContext, entity: string, id: string): Promise<void> {
+  const model = findModel(ctx, entity);
+  const filter = authorize(ctx, model, "delete");
+  const rowId = checkId(id);
+  const existing = await selectRow(ctx, model, rowId, filter, true);
+  if (existing === null) throw notFound(model, rowId);
+  enforce(
+    ctx.access.checkWrite({ auth: ctx.auth, entity: model, op: "delete", data: null, existing }),
+  );
+  for (const inbound of model.referencedBy) {
+    let query = ctx.db.selectFrom(inbound.entity).select("id").where(inbound.field, "=", rowId);
+    // A row that points at itself does not keep itself alive.
+    if (inbound.entity === model.name) query = query.where("id", "!=", rowId);
+    if ((await query.limit(1).executeTakeFirst()) !== undefined) {
+      throw new StoreError("ROW_REFERENCED", {
+        message: `This ${model.name} is still referenced by ${inbound.entity}.${inbound.field}; change or delete those rows first.`,
+      });
+    }
+  }
+  await runStatement(
+    ctx,
+    false,
+    () => ctx.db.deleteFrom(model.name).where("id", "=", rowId).execute(),
+    (failure, cause) =>
+      failure.kind === "foreignKey"
+        ? new StoreError("ROW_REFERENCED", {
+            message: `This ${model.name} is still referenced by other rows; change or delete those rows first.`,
+            cause,
+          })
+        : null,
+  );
+  ctx.events.push({ entity: model.name, op: "delete", id: rowId, row: null, previous: existing });
+}
