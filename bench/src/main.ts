@@ -97,6 +97,7 @@ async function measure(
     label: spec.label,
     ...(spec.target ? { target: spec.target } : {}),
     result,
+    responseBytes: Buffer.byteLength(text),
   };
 }
 

@@ -10,6 +10,8 @@ export interface CaseOutcome {
   /** For svc cases: the baseline it is held to and the minimum ratio. */
   readonly target?: { readonly baseline: BaselineId; readonly ratio: number };
   readonly result?: LoadResult;
+  /** Body size of the probe answer, in bytes. */
+  readonly responseBytes?: number;
   readonly failure?: string;
 }
 
@@ -64,10 +66,12 @@ export function verdictOf(outcome: CaseOutcome, outcomes: readonly CaseOutcome[]
 
 /** The two tables the bench prints: raw numbers, then the svc ratios. */
 export function formatReport(outcomes: readonly CaseOutcome[]): string {
-  const raw: string[][] = [["", "case", "req/s", "p50 ms", "p99 ms", "non-2xx", "errors"]];
+  const raw: string[][] = [
+    ["", "case", "req/s", "p50 ms", "p99 ms", "body B", "non-2xx", "errors"],
+  ];
   for (const o of outcomes) {
     if (o.result === undefined) {
-      raw.push([o.id, o.label, "failed", "-", "-", "-", "-"]);
+      raw.push([o.id, o.label, "failed", "-", "-", "-", "-", "-"]);
       continue;
     }
     raw.push([
@@ -76,6 +80,7 @@ export function formatReport(outcomes: readonly CaseOutcome[]): string {
       formatInt(o.result.requestsPerSecond),
       formatMs(o.result.p50Ms),
       formatMs(o.result.p99Ms),
+      o.responseBytes === undefined ? "-" : formatInt(o.responseBytes),
       formatInt(o.result.non2xx),
       formatInt(o.result.errors),
     ]);
@@ -98,7 +103,7 @@ export function formatReport(outcomes: readonly CaseOutcome[]): string {
       formatRatio(ratio(o, baselineA)),
     ]);
   }
-  const parts = [table(raw, new Set([2, 3, 4, 5, 6]))];
+  const parts = [table(raw, new Set([2, 3, 4, 5, 6, 7]))];
   if (ratios.length > 1) parts.push(table(ratios, new Set([2])));
   const failures = outcomes.filter((o) => o.result === undefined);
   if (failures.length > 0) {

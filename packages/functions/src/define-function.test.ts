@@ -4,11 +4,11 @@ import { z } from "zod";
 import type { ActionContext, MutationContext, QueryContext } from "./context.js";
 import {
   action,
-  type UntypedArgs,
   type FunctionDefinition,
   type MutationDefinition,
   mutation,
   query,
+  type UntypedArgs,
 } from "./define-function.js";
 
 describe("query, mutation, action", () => {

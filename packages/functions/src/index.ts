@@ -11,7 +11,6 @@ export {
   type ArgsShape,
   type ArgsSpec,
   action,
-  type UntypedArgs,
   type FunctionAuth,
   type FunctionDefinition,
   type FunctionRegistry,
@@ -24,6 +23,7 @@ export {
   type QueryConfig,
   type QueryDefinition,
   query,
+  type UntypedArgs,
 } from "./define-function.js";
 export {
   type ApplicationErrorCode,

@@ -58,9 +58,9 @@ export function evaluateAccess(
  * const verdict = await checkAccess(
  *   compiled,
  *   { entity: "Todo", action: "update", auth, data: merged, existing: stored },
- *   (entity, conditions) => rowExists(trx, entity, conditions),
+ *   async (entity, conditions) => (await findRow(trx, entity, conditions)) !== undefined,
  * );
- * if (!verdict.allowed) throw new StoreError("FORBIDDEN");
+ * if (!verdict.allowed) return forbidden();
  */
 export async function checkAccess(
   compiled: CompiledPolicies,

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { type Manifest, planTables } from "@svc/schema";
 import { type Kysely, sql } from "kysely";
 import { createAccessControl } from "./access.js";
@@ -41,7 +42,7 @@ async function guarded<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-function createReader(ctx: OperationContext, assertOpen: () => void = () => {}): EntityReader {
+function createReader(ctx: OperationContext, assertOpen: () => void): EntityReader {
   return {
     get: (entity, id) =>
       guarded(async () => {
@@ -123,6 +124,13 @@ export function createStore(options: CreateStoreOptions): Store {
   const access = createAccessControl(manifest);
   const listeners = new Set<ChangeListener>();
   const now = (): string => clock().toISOString();
+  // Marks code running inside one of this store's transactions. On SQLite the
+  // transaction holds the only connection, so a read or transaction started
+  // there on the store itself would wait forever; both dialects refuse it.
+  const insideTransaction = new AsyncLocalStorage<{ open: boolean }>();
+  const assertNotNested = (): void => {
+    if (insideTransaction.getStore()?.open === true) throw new StoreError("NESTED_TRANSACTION");
+  };
 
   const emit = (events: readonly ChangeEvent[]): void => {
     for (const listener of [...listeners]) {
@@ -142,27 +150,31 @@ export function createStore(options: CreateStoreOptions): Store {
     manifest,
     dialect,
     migrate: () => migrateDatabase({ db, dialect, plan, now: clock() }),
-    reader: (auth: AuthContext) => createReader({ db, dialect, models, access, auth }),
+    reader: (auth: AuthContext) =>
+      createReader({ db, dialect, models, access, auth }, assertNotNested),
     async transaction<T>(
       auth: AuthContext,
       work: (writer: EntityWriter) => Promise<T>,
     ): Promise<T> {
+      assertNotNested();
       const events: ChangeEvent[] = [];
-      let open = true;
+      const state = { open: true };
       const thrown: { byWork?: unknown } = {};
       let result: T;
       try {
-        result = await db.transaction().execute(async (trx) => {
-          const ctx: WriteContext = { db: trx, dialect, models, access, auth, events, now };
-          try {
-            return await work(createWriter(ctx, () => open));
-          } catch (error) {
-            thrown.byWork = error;
-            throw error;
-          } finally {
-            open = false;
-          }
-        });
+        result = await insideTransaction.run(state, () =>
+          db.transaction().execute(async (trx) => {
+            const ctx: WriteContext = { db: trx, dialect, models, access, auth, events, now };
+            try {
+              return await work(createWriter(ctx, () => state.open));
+            } catch (error) {
+              thrown.byWork = error;
+              throw error;
+            } finally {
+              state.open = false;
+            }
+          }),
+        );
       } catch (error) {
         // The caller's own error passes through; a failed begin or commit becomes a 500.
         if ("byWork" in thrown && thrown.byWork === error) throw error;

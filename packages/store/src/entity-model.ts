@@ -1,7 +1,6 @@
 import type { EntityDef, FieldDef, Manifest, PlannedIndex, TablePlan } from "@svc/schema";
-import { type Encoder, encoderFor, rowDecoder } from "./codecs.js";
+import { type Encoder, encoderFor, type RowDecoder, rowDecoder } from "./codecs.js";
 import type { StoreDialect } from "./database.js";
-import type { Row } from "./types.js";
 
 /** A field with everything the hot path needs, computed once per store. */
 export interface FieldModel {
@@ -32,8 +31,8 @@ export interface EntityModel {
   readonly references: readonly FieldModel[];
   readonly referencedBy: readonly InboundReference[];
   readonly uniqueIndexes: readonly PlannedIndex[];
-  /** Turns a driver row (with exactly `columns`) into an API row, in place. */
-  readonly decode: (row: Record<string, unknown>) => Row;
+  /** Turns a driver row (with exactly `columns`) into an API row. */
+  readonly decode: RowDecoder;
 }
 
 function buildModel(entity: EntityDef, plan: TablePlan, dialect: StoreDialect): EntityModel {

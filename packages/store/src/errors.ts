@@ -24,6 +24,11 @@ export const storeErrorCodes = {
     status: undefined,
     message: "The transaction has already finished; use the writer only inside its work function.",
   },
+  NESTED_TRANSACTION: {
+    status: undefined,
+    message:
+      "The store is used directly inside one of its own transactions; use the writer passed to the work function.",
+  },
   MIGRATION_FAILED: { status: undefined, message: "The database schema could not be migrated." },
 } as const satisfies Record<string, { status: number | undefined; message: string }>;
 
@@ -56,4 +61,15 @@ export class StoreError extends Error {
     this.status = storeErrorCodes[code].status;
     this.expose = this.status !== undefined;
   }
+}
+
+const PLAIN_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+/**
+ * A caller-supplied entity or field name, fit to quote in a message: the name
+ * itself when it looks like an identifier, otherwise a placeholder (so
+ * messages never echo arbitrary text).
+ */
+export function nameForMessage(name: unknown): string {
+  return typeof name === "string" && PLAIN_NAME.test(name) ? name : "(an invalid name)";
 }

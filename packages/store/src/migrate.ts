@@ -13,7 +13,7 @@ import { StoreError } from "./errors.js";
 import type { MigrationReport } from "./types.js";
 
 /** The table holding the plan the database was last migrated to. */
-export const SCHEMA_TABLE = "_svc_schema";
+const SCHEMA_TABLE = "_svc_schema";
 // Any constant works: it only has to be the same for every svc process.
 const MIGRATION_LOCK_KEY = 7_361_042;
 
@@ -44,10 +44,7 @@ const columnTypes: Record<StoreDialect, Record<FieldKind, ColumnDataType | Expre
 };
 
 /** The SQL type of a field kind's column on a dialect. */
-export function columnType(
-  dialect: StoreDialect,
-  kind: FieldKind,
-): ColumnDataType | Expression<unknown> {
+function columnType(dialect: StoreDialect, kind: FieldKind): ColumnDataType | Expression<unknown> {
   return columnTypes[dialect][kind];
 }
 

@@ -1,7 +1,7 @@
 import { checkFieldValue, generateId, isValidId } from "@svc/schema";
 import type { AuthContext } from "./auth-context.js";
 import type { EntityModel, FieldModel } from "./entity-model.js";
-import { StoreError } from "./errors.js";
+import { nameForMessage, StoreError } from "./errors.js";
 import type { Row } from "./types.js";
 
 function asObject(data: unknown, what: string): Record<string, unknown> {
@@ -44,7 +44,7 @@ function checkGivenFields(
     if (name === "id") continue;
     if (!model.fields.has(name)) {
       throw new StoreError("UNKNOWN_FIELD", {
-        message: `${model.name} has no field named ${name}.`,
+        message: `${model.name} has no field named ${nameForMessage(name)}.`,
       });
     }
   }

@@ -1,7 +1,7 @@
 import { checkFieldValue, isValidId } from "@svc/schema";
 import { decodeCursor } from "./cursor.js";
 import type { EntityModel, FieldModel } from "./entity-model.js";
-import { StoreError } from "./errors.js";
+import { nameForMessage, StoreError } from "./errors.js";
 import type { QueryOptions } from "./types.js";
 
 /** Default page size of a list read. */
@@ -47,7 +47,8 @@ function normalizeFilters(model: EntityModel, where: unknown): NormalizedQuery["
       continue;
     }
     const field = model.fields.get(name);
-    if (field === undefined) throw invalidQuery(`${model.name} has no field ${name} to filter on.`);
+    if (field === undefined)
+      throw invalidQuery(`${model.name} has no field ${nameForMessage(name)} to filter on.`);
     if (field.def.type === "json")
       throw invalidQuery(`${field.label} is json and cannot be filtered.`);
     if (value === null) {
@@ -76,7 +77,7 @@ function normalizeOrder(
   if (name === "id") return { field: null, direction };
   const field = typeof name === "string" ? model.fields.get(name) : undefined;
   if (field === undefined)
-    throw invalidQuery(`${model.name} has no field ${String(name)} to sort by.`);
+    throw invalidQuery(`${model.name} has no field ${nameForMessage(name)} to sort by.`);
   if (field.def.type === "json") throw invalidQuery(`${field.label} is json and cannot be sorted.`);
   return { field, direction };
 }

@@ -4,7 +4,7 @@ import type { AuthContext } from "./auth-context.js";
 import { encodeCursor } from "./cursor.js";
 import type { EntityTables, StoreDialect } from "./database.js";
 import type { EntityModel } from "./entity-model.js";
-import { StoreError } from "./errors.js";
+import { nameForMessage, StoreError } from "./errors.js";
 import { type NormalizedQuery, normalizeQuery } from "./query-options.js";
 import type { Page, QueryOptions, Row } from "./types.js";
 
@@ -22,7 +22,7 @@ export function findModel(ctx: OperationContext, entity: string): EntityModel {
   const model = typeof entity === "string" ? ctx.models.get(entity) : undefined;
   if (model !== undefined) return model;
   throw new StoreError("ENTITY_NOT_FOUND", {
-    message: `There is no entity named ${String(entity)}.`,
+    message: `There is no entity named ${nameForMessage(entity)}.`,
   });
 }
 
@@ -108,8 +108,7 @@ export async function selectPage(
   const rows = await query.execute();
   const hasMore = rows.length > normalized.limit;
   if (hasMore) rows.pop();
-  for (const row of rows) model.decode(row);
-  const decoded = rows as Row[];
+  const decoded = rows.map(model.decode);
   const last = decoded[decoded.length - 1];
   const nextCursor =
     hasMore && last !== undefined

@@ -56,7 +56,9 @@ export function openSqlite(path: string): StoreDatabase<"sqlite"> {
   database.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   database.pragma("foreign_keys = ON");
   database.pragma("synchronous = NORMAL");
-  const db = new Kysely<EntityTables>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
+  const db = new Kysely<EntityTables>({
+    dialect: new SqliteDialect({ database: withStatementCache(database) }),
+  });
   return {
     db,
     dialect: "sqlite",

@@ -57,6 +57,10 @@ export interface ChangeEvent {
   readonly previous: Row | null;
 }
 
+/**
+ * Receives each committed transaction's events as one batch, in write order.
+ * A listener that throws does not affect the writer (see `onListenerError`).
+ */
 export type ChangeListener = (events: readonly ChangeEvent[]) => void;
 
 /** The outcome of bringing the database up to the manifest. */

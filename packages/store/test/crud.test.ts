@@ -65,6 +65,17 @@ describe.each(databases)("store contract on $name: rows", (database) => {
     expect(Object.keys(stored?.meta as object)).toEqual(["a", "bb", "zz"]);
   });
 
+  it.each([
+    ["0001-01-01T00:00:00Z", "0001-01-01T00:00:00.000Z"],
+    ["9999-12-31T23:59:59.999Z", "9999-12-31T23:59:59.999Z"],
+    ["1969-12-31T23:59:59.001-00:30", "1970-01-01T00:29:59.001Z"],
+    ["2024-02-29T12:00:00.123456+14:00", "2024-02-28T22:00:00.123Z"],
+  ])("normalizes datetime %s to %s and reads it back unchanged", async (input, stored) => {
+    const todo = await insert("Todo", todoInput({ due: input }));
+    expect(todo.due).toBe(stored);
+    expect((await get("Todo", todo.id))?.due).toBe(stored);
+  });
+
   it("fills defaultNow from the injected clock unless a value is given", async () => {
     expect((await insert("Todo", todoInput())).createdAt).toBe(NOW);
     const given = await insert("Todo", todoInput({ createdAt: "2020-01-01T00:00:00Z" }));

@@ -60,6 +60,7 @@ describe.each(databases)("store contract on $name: migrations", (database) => {
                 fields: [
                   ...entity.fields,
                   { name: "note", type: "string" as const, optional: true },
+                  { name: "archiveId", type: "id" as const, target: "List", optional: true },
                 ],
                 indexes: [{ name: "by_priority", fields: ["priority"] }],
               }
@@ -73,17 +74,26 @@ describe.each(databases)("store contract on $name: migrations", (database) => {
       "drop index Todo_by_owner",
       "create table Tag",
       "add column Todo.note",
+      "add column Todo.archiveId",
       "create index Todo_by_priority on Todo (priority)",
       "create unique index Tag_label_key on Tag (label)",
     ]);
     expect(await store.reader(adminAuth).get("Todo", todo.id)).toStrictEqual({
       ...todo,
       note: null,
+      archiveId: null,
     });
-    const updated = await store.transaction(adminAuth, (db) =>
-      db.update("Todo", todo.id, { note: "hi" }),
+    const list = await store.transaction(adminAuth, (db) =>
+      db.insert("List", { title: "archive" }),
     );
-    expect(updated.note).toBe("hi");
+    const updated = await store.transaction(adminAuth, (db) =>
+      db.update("Todo", todo.id, { note: "hi", archiveId: list.id }),
+    );
+    expect(updated).toMatchObject({ note: "hi", archiveId: list.id });
+    await expectStoreError(
+      store.transaction(adminAuth, (db) => db.delete("List", list.id)),
+      "ROW_REFERENCED",
+    );
     await store.transaction(adminAuth, (db) => db.insert("Tag", { label: "a", todoId: todo.id }));
     await expectStoreError(
       store.transaction(adminAuth, (db) => db.insert("Tag", { label: "a", todoId: todo.id })),

@@ -96,6 +96,23 @@ describe.each(databases)("store contract on $name: transactions and events", (da
     expect(await listAll("List")).toEqual([]);
   });
 
+  it("refuses to use the store itself inside its own transaction (SQLite would wait forever)", async () => {
+    const store = fixture().store;
+    const codes = await store.transaction(adminAuth, async (db) => {
+      await db.insert("List", { title: "inside" });
+      const attempts = [
+        () => store.reader(adminAuth).query("List"),
+        () => store.transaction(adminAuth, (inner) => inner.query("List")),
+      ];
+      const outcomes: unknown[] = [];
+      for (const attempt of attempts)
+        outcomes.push(await attempt().catch((error: unknown) => error));
+      return outcomes.map((error) => (error instanceof StoreError ? error.code : error));
+    });
+    expect(codes).toEqual(["NESTED_TRANSACTION", "NESTED_TRANSACTION"]);
+    expect((await store.reader(adminAuth).query("List")).rows).toHaveLength(1);
+  });
+
   it("runs writes issued without awaiting one at a time, in call order", async () => {
     const rows = await fixture().store.transaction(adminAuth, (db) =>
       Promise.all([1, 2, 3, 4].map((n) => db.insert("List", { title: `t${n}` }))),

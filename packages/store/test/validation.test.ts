@@ -61,6 +61,12 @@ describe.each(databases)("store contract on $name: validation and constraints", 
     ],
     ["an unknown field", { colour: "red" }, "UNKNOWN_FIELD", "Todo has no field named colour."],
     [
+      "an unknown field whose name is not an identifier",
+      { 'x"; drop table "Todo': 1 },
+      "UNKNOWN_FIELD",
+      "Todo has no field named (an invalid name).",
+    ],
+    [
       "a missing required field",
       { title: undefined },
       "MISSING_FIELD",

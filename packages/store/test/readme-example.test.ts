@@ -1,0 +1,50 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseManifest } from "@svc/schema";
+import { describe, expect, it } from "vitest";
+import { adminAuth, createStore } from "../src/index.js";
+import { openSqlite } from "../src/sqlite.js";
+
+const manifestJson = JSON.stringify({
+  manifest_version: 1,
+  name: "readme",
+  version: "1",
+  entities: [{ name: "List", fields: [{ name: "title", type: "string" }] }],
+});
+
+describe("the README example", () => {
+  it("runs as written", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "svc-readme-"));
+    const path = join(dir, "data.db");
+    try {
+      // --- the README example, verbatim ---
+      const manifest = parseManifest(JSON.parse(manifestJson));
+      const { db, dialect, close } = openSqlite(path);
+      const store = createStore({ db, dialect, manifest });
+      await store.migrate();
+      const list = await store.transaction(adminAuth, (tx) => tx.insert("List", { title: "Home" }));
+      const page = await store
+        .reader(adminAuth)
+        .query("List", { orderBy: { field: "title" }, limit: 50 });
+      await close();
+      // --- end ---
+      expect(page.rows).toStrictEqual([list]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("matches the code in README.md", () => {
+    const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+    const source = readFileSync(new URL(import.meta.url), "utf8");
+    const example = /```ts\n([\s\S]*?)```/.exec(readme)?.[1] ?? "";
+    const statements = example
+      .split("\n")
+      .map((line) => line.trim())
+      .filter((line) => line !== "" && !line.startsWith("import "))
+      .map((line) => line.replace('".svc/data.db"', "path"));
+    expect(statements.length).toBeGreaterThan(5);
+    for (const statement of statements) expect(source).toContain(statement);
+  });
+});
