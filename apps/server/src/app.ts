@@ -1,15 +1,14 @@
 import type { Store } from "@svc/store";
-import cors from "cors";
 import express, { type NextFunction, type Request, type Response } from "express";
 import type { BearerResolver } from "./auth/resolve-bearer.js";
 import { ServerError, toErrorResponse } from "./errors.js";
 import { jsonBody } from "./http/json-body.js";
 import { createServerMetrics, type ServerMetrics } from "./http/metrics.js";
-import { authenticate } from "./http/request-auth.js";
-import { batchRoutes } from "./http/routes/batch.js";
-import { entityRoutes } from "./http/routes/entities.js";
-import { type FunctionCaller, functionRoutes } from "./http/routes/functions.js";
-import { operationalRoutes, testResetRoutes } from "./http/routes/operational.js";
+import { apiGate } from "./http/request-auth.js";
+import { registerBatchRoutes } from "./http/routes/batch.js";
+import { registerEntityRoutes } from "./http/routes/entities.js";
+import { type FunctionCaller, registerFunctionRoutes } from "./http/routes/functions.js";
+import { registerOperationalRoutes, registerTestResetRoute } from "./http/routes/operational.js";
 
 /** Everything the express app is composed from; built by `startServer` or a test. */
 export interface AppOptions {
@@ -50,27 +49,27 @@ export function createApp(options: AppOptions): App {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
+  // `/API/fn/x` must not reach a route past the /api gate's prefix check.
+  app.set("case sensitive routing", true);
 
   app.use(metrics.middleware);
-  app.use(operationalRoutes({ store: options.store, metrics, now, startedAt }));
-
-  // Routes carry their full paths so the metrics label is the whole template.
+  // Unprefixed on purpose: a path-scoped `use` makes express rewrite the URL
+  // twice per request; the gate checks the prefix itself.
   app.use(
-    "/api",
-    cors({
-      origin: options.devMode ? true : [...options.corsOrigins],
-      credentials: true,
-      maxAge: 600,
+    apiGate({
+      resolvers: options.resolvers,
+      corsOrigins: options.devMode ? true : options.corsOrigins,
     }),
-    authenticate(options.resolvers),
   );
+  // Routes are registered flat, hottest first, with their full paths: each
+  // is one layer for express to match, and the metrics label is the whole
+  // template. Only routes that read a body get the JSON parser.
   const body = jsonBody(options.bodyLimitBytes);
-  app.post("/api/{*rest}", body);
-  app.patch("/api/{*rest}", body);
-  app.use(functionRoutes(options.functions));
-  app.use(entityRoutes(options.store));
-  app.use(batchRoutes(options.store));
-  if (options.devMode && options.inMemory) app.use(testResetRoutes(options.store));
+  registerFunctionRoutes(app, options.functions, body);
+  registerEntityRoutes(app, options.store, body);
+  registerBatchRoutes(app, options.store, body);
+  registerOperationalRoutes(app, { store: options.store, metrics, now, startedAt });
+  if (options.devMode && options.inMemory) registerTestResetRoute(app, options.store);
 
   app.use((req: Request, _res: Response, next: NextFunction) => {
     next(new ServerError("ROUTE_NOT_FOUND", `No route for ${req.method} ${req.path}.`));

@@ -124,6 +124,13 @@ describe.each(testDatabases())("application API on $name", (database) => {
       expect(await errorOf(response)).toMatchObject({ status: 404, code: "ROUTE_NOT_FOUND" });
     });
 
+    // Regression: the /api gate matched its prefix case-sensitively while
+    // express routes did not, so `/API/...` reached a route unauthenticated.
+    it("does not route /API/... around the gate", async () => {
+      const response = await fetch(`${server.url}/API/fn/createList`, { method: "POST" });
+      expect(await errorOf(response)).toMatchObject({ status: 404, code: "ROUTE_NOT_FOUND" });
+    });
+
     it.each([
       ["an unknown token", "Bearer nope"],
       ["a header that is not a bearer", "Basic abc"],

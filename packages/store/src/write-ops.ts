@@ -1,4 +1,4 @@
-import { sql } from "kysely";
+import { CompiledQuery, sql } from "kysely";
 import type { AccessDecision } from "./access.js";
 import {
   classifyDriverError,
@@ -105,6 +105,31 @@ function referenceRace(
   return null;
 }
 
+// An insert always writes every column in model order, so its SQL text is
+// fixed per entity: build it with kysely once, then only bind new values.
+const insertSQL = new WeakMap<EntityModel, string>();
+
+async function executeInsert(
+  ctx: WriteContext,
+  model: EntityModel,
+  values: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  let text = insertSQL.get(model);
+  if (text === undefined) {
+    text = ctx.db.insertInto(model.name).values(values).returning(model.columns).compile().sql;
+    insertSQL.set(model, text);
+  }
+  const result = await ctx.db.executeQuery<Record<string, unknown>>(
+    CompiledQuery.raw(
+      text,
+      model.columns.map((column) => values[column]),
+    ),
+  );
+  const stored = result.rows[0];
+  if (stored === undefined) throw new Error(`insert into ${model.name} returned no row`);
+  return stored;
+}
+
 /** Inserts one row; see `EntityWriter.insert`. */
 export async function insertRow(ctx: WriteContext, entity: string, data: RowInput): Promise<Row> {
   const model = findModel(ctx, entity);
@@ -125,12 +150,7 @@ export async function insertRow(ctx: WriteContext, entity: string, data: RowInpu
   const stored = await runStatement(
     ctx,
     mayConflict,
-    () =>
-      ctx.db
-        .insertInto(model.name)
-        .values(values)
-        .returning(model.columns)
-        .executeTakeFirstOrThrow(),
+    () => executeInsert(ctx, model, values),
     (failure, cause) => referenceRace(model, failure, cause),
   );
   const result = model.decode(stored);

@@ -1,4 +1,5 @@
 import type { AuthContext } from "@svc/store";
+import cors from "cors";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { type BearerResolver, resolveAuthorization } from "../auth/resolve-bearer.js";
 import { ServerError } from "../errors.js";
@@ -7,14 +8,47 @@ const AUTH = Symbol("svc.auth");
 
 type RequestWithAuth = Request & { [AUTH]?: AuthContext };
 
-/** Resolves the caller once per request, before any /api route runs. */
-export function authenticate(resolvers: readonly BearerResolver[]): RequestHandler {
-  return async (req: Request, _res: Response, next: NextFunction) => {
-    (req as RequestWithAuth)[AUTH] = await resolveAuthorization(
-      req.headers.authorization,
-      resolvers,
-    );
+/**
+ * The gate in front of every /api route, as one middleware: CORS (only
+ * when the request carries an `Origin`; preflights end here), then the
+ * caller, resolved once per request.
+ */
+export function apiGate(options: {
+  resolvers: readonly BearerResolver[];
+  /** `true` reflects any origin (dev mode); otherwise the allowed origins. */
+  corsOrigins: true | readonly string[];
+}): RequestHandler {
+  const { resolvers } = options;
+  const corsHandler = cors({
+    origin: options.corsOrigins === true ? true : [...options.corsOrigins],
+    credentials: true,
+    maxAge: 600,
+  });
+  const authenticate = async (req: Request, next: NextFunction): Promise<void> => {
+    try {
+      (req as RequestWithAuth)[AUTH] = await resolveAuthorization(
+        req.headers.authorization,
+        resolvers,
+      );
+    } catch (error) {
+      next(error);
+      return;
+    }
     next();
+  };
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (!req.url.startsWith("/api/")) {
+      next();
+      return;
+    }
+    if (req.headers.origin === undefined) {
+      void authenticate(req, next);
+      return;
+    }
+    corsHandler(req, res, (error?: unknown) => {
+      if (error) next(error);
+      else void authenticate(req, next);
+    });
   };
 }
 

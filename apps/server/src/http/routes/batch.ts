@@ -1,5 +1,5 @@
 import type { Store } from "@svc/store";
-import { Router } from "express";
+import type { IRouter, RequestHandler } from "express";
 import { z } from "zod";
 import { ServerError } from "../../errors.js";
 import { authOf, requireAdmin } from "../request-auth.js";
@@ -33,9 +33,8 @@ function atOperation(index: number, error: unknown): unknown {
  * transaction. One bad operation and nothing is written; the error names its
  * index. Answers `{ids}` in operation order.
  */
-export function batchRoutes(store: Store): Router {
-  const router = Router();
-  router.post("/api/batch", requireAdmin, async (req, res) => {
+export function registerBatchRoutes(app: IRouter, store: Store, body: RequestHandler): void {
+  app.post("/api/batch", requireAdmin, body, async (req, res) => {
     const parsed = batchBody.safeParse(req.body);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
@@ -56,5 +55,4 @@ export function batchRoutes(store: Store): Router {
     });
     res.json({ ids });
   });
-  return router;
 }

@@ -1,5 +1,5 @@
 import type { QueryOptions, Store } from "@svc/store";
-import { type Request, Router } from "express";
+import type { IRouter, Request, RequestHandler } from "express";
 import { z } from "zod";
 import { ServerError } from "../../errors.js";
 import { authOf } from "../request-auth.js";
@@ -55,10 +55,8 @@ function parseListQuery(req: Request): QueryOptions {
  * other path: list (`X-Next-Cursor` carries the next page), create, read,
  * patch and delete one row.
  */
-export function entityRoutes(store: Store): Router {
-  const router = Router();
-
-  router.get("/api/entities/:entity", async (req, res) => {
+export function registerEntityRoutes(app: IRouter, store: Store, body: RequestHandler): void {
+  app.get("/api/entities/:entity", async (req, res) => {
     const page = await store
       .reader(authOf(req))
       .query(String(req.params.entity), parseListQuery(req));
@@ -66,7 +64,7 @@ export function entityRoutes(store: Store): Router {
     res.json(page.rows);
   });
 
-  router.post("/api/entities/:entity", async (req, res) => {
+  app.post("/api/entities/:entity", body, async (req, res) => {
     const data: unknown = req.body;
     if (data === null || typeof data !== "object" || Array.isArray(data)) {
       throw new ServerError("INVALID_JSON", "The request body must be a JSON object of fields.");
@@ -77,7 +75,7 @@ export function entityRoutes(store: Store): Router {
     res.status(201).json(row);
   });
 
-  router.get("/api/entities/:entity/:id", async (req, res) => {
+  app.get("/api/entities/:entity/:id", async (req, res) => {
     const entity = String(req.params.entity);
     const row = await store.reader(authOf(req)).get(entity, String(req.params.id));
     if (row === null) {
@@ -86,7 +84,7 @@ export function entityRoutes(store: Store): Router {
     res.json(row);
   });
 
-  router.patch("/api/entities/:entity/:id", async (req, res) => {
+  app.patch("/api/entities/:entity/:id", body, async (req, res) => {
     const patch: unknown = req.body;
     if (patch === null || typeof patch !== "object" || Array.isArray(patch)) {
       throw new ServerError("INVALID_JSON", "The request body must be a JSON object of fields.");
@@ -97,11 +95,9 @@ export function entityRoutes(store: Store): Router {
     res.json(row);
   });
 
-  router.delete("/api/entities/:entity/:id", async (req, res) => {
+  app.delete("/api/entities/:entity/:id", async (req, res) => {
     const id = String(req.params.id);
     await store.transaction(authOf(req), (db) => db.delete(String(req.params.entity), id));
     res.json({ deleted: true, id });
   });
-
-  return router;
 }

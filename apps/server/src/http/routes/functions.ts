@@ -1,5 +1,5 @@
 import type { AuthContext } from "@svc/store";
-import { Router } from "express";
+import type { IRouter, RequestHandler } from "express";
 import { authOf } from "../request-auth.js";
 
 /** The part of the function runner the HTTP layer needs. */
@@ -8,11 +8,13 @@ export interface FunctionCaller {
 }
 
 /** `POST /api/fn/:name`: calls a server function with the JSON body as its arguments. */
-export function functionRoutes(runner: FunctionCaller): Router {
-  const router = Router();
-  router.post("/api/fn/:name", async (req, res) => {
+export function registerFunctionRoutes(
+  app: IRouter,
+  runner: FunctionCaller,
+  body: RequestHandler,
+): void {
+  app.post("/api/fn/:name", body, async (req, res) => {
     const result = await runner.run(String(req.params.name), req.body, authOf(req));
     res.json(result ?? null);
   });
-  return router;
 }

@@ -1,5 +1,5 @@
 import type { Store } from "@svc/store";
-import { type Request, Router } from "express";
+import type { IRouter, Request } from "express";
 import { ServerError } from "../../errors.js";
 import type { ServerMetrics } from "../metrics.js";
 
@@ -12,19 +12,21 @@ function isLoopback(req: Request): boolean {
  * Health (`/health`, always cheap), readiness (`/readyz`, pings the
  * database) and Prometheus metrics (`/metrics`).
  */
-export function operationalRoutes(options: {
-  store: Store;
-  metrics: ServerMetrics;
-  /** Milliseconds since the epoch; injectable for tests. */
-  now: () => number;
-  startedAt: number;
-}): Router {
+export function registerOperationalRoutes(
+  app: IRouter,
+  options: {
+    store: Store;
+    metrics: ServerMetrics;
+    /** Milliseconds since the epoch; injectable for tests. */
+    now: () => number;
+    startedAt: number;
+  },
+): void {
   const { store, metrics, now, startedAt } = options;
-  const router = Router();
-  router.get("/health", (_req, res) => {
+  app.get("/health", (_req, res) => {
     res.json({ status: "ok", uptime_seconds: Math.floor((now() - startedAt) / 1000) });
   });
-  router.get("/readyz", async (_req, res) => {
+  app.get("/readyz", async (_req, res) => {
     try {
       await store.ping();
     } catch (error) {
@@ -32,20 +34,17 @@ export function operationalRoutes(options: {
     }
     res.json({ status: "ready" });
   });
-  router.get("/metrics", metrics.handler);
-  return router;
+  app.get("/metrics", metrics.handler);
 }
 
 /**
  * `POST /api/__test__/reset`: empties every entity. Mounted only in dev mode
  * on in-memory storage, and answers loopback callers only.
  */
-export function testResetRoutes(store: Store): Router {
-  const router = Router();
-  router.post("/api/__test__/reset", async (req, res) => {
+export function registerTestResetRoute(app: IRouter, store: Store): void {
+  app.post("/api/__test__/reset", async (req, res) => {
     if (!isLoopback(req)) throw new ServerError("LOOPBACK_ONLY");
     await store.truncateAll();
     res.json({ reset: true });
   });
-  return router;
 }
