@@ -214,14 +214,39 @@ describe.each(testDatabases())("application API on $name", (database) => {
       expect(await errorOf(response)).toMatchObject({ status: 400, code: "INVALID_ID" });
     });
 
-    it("denies every caller but the admin token (deny by default)", async () => {
-      const list = await fetch(`${server.url}/api/entities/Todo`);
+    it("denies an entity without a policy to everyone but the admin token", async () => {
+      const list = await fetch(`${server.url}/api/entities/List`);
       expect(await errorOf(list)).toMatchObject({ status: 403, code: "POLICY_DENIED" });
       const insert = await fetch(`${server.url}/api/entities/List`, {
         method: "POST",
         body: JSON.stringify({ title: "sneaky" }),
       });
       expect(await errorOf(insert)).toMatchObject({ status: 403, code: "POLICY_DENIED" });
+    });
+
+    it("applies the Todo policy: hidden rows are absent, a refused insert is 403", async () => {
+      const created = await adminRequest(server, "POST", "/api/entities/Todo", {
+        title: "private",
+        done: false,
+        priority: "low",
+        ownerId: "someone",
+      });
+      const todo = (await created.json()) as { id: string };
+      const list = await fetch(`${server.url}/api/entities/Todo`);
+      expect(list.status).toBe(200);
+      expect(await list.json()).toEqual([]);
+      const one = await fetch(`${server.url}/api/entities/Todo/${todo.id}`);
+      expect(await errorOf(one)).toMatchObject({ status: 404, code: "NOT_FOUND" });
+      const insert = await fetch(`${server.url}/api/entities/Todo`, {
+        method: "POST",
+        body: JSON.stringify({ title: "x", done: false, priority: "low", ownerId: "x" }),
+      });
+      expect(await errorOf(insert)).toMatchObject({ status: 403, code: "POLICY_DENIED" });
+      const patch = await fetch(`${server.url}/api/entities/Todo/${todo.id}`, {
+        method: "PATCH",
+        body: JSON.stringify({ done: true }),
+      });
+      expect(await errorOf(patch)).toMatchObject({ status: 404, code: "NOT_FOUND" });
     });
   });
 

@@ -15,6 +15,31 @@ export interface BaseContext {
    * ```
    */
   error(code: string, message: string, status?: number): never;
+  /**
+   * Resolves with the caller's membership row of organization `orgId`, or
+   * stops the function with 403 `NOT_A_MEMBER` when the caller is not a
+   * member (or, with `role`, has none of those roles). Memberships are rows
+   * of the manifest's `OrgMember {orgId, userId, role}` entity, read past
+   * its policies; the admin token passes as an owner-less member.
+   *
+   * @example
+   * ```ts
+   * await ctx.requireMember(args.orgId, { role: ["admin", "owner"] });
+   * ```
+   */
+  requireMember(
+    orgId: string,
+    options?: { readonly role?: readonly string[] },
+  ): Promise<Membership>;
+}
+
+/** A caller's membership of one organization. */
+export interface Membership {
+  readonly orgId: string;
+  /** Null for the admin token, which passes every membership check. */
+  readonly userId: string | null;
+  /** Null for the admin token. */
+  readonly role: string | null;
 }
 
 /** The `ctx` of a query: reads only, outside a transaction. */

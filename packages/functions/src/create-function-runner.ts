@@ -3,6 +3,7 @@ import { findDefinitionProblem } from "./check-definition.js";
 import type { ActionContext, BaseContext, MutationContext, QueryContext } from "./context.js";
 import type { FunctionDefinition, FunctionRegistry, FunctionType } from "./define-function.js";
 import { FunctionsError, isUpperSnakeCode } from "./errors.js";
+import { membershipCheck } from "./require-member.js";
 import { toJSONResult } from "./to-json-result.js";
 import { type ArgsValidator, createArgsValidator } from "./validate-args.js";
 
@@ -105,7 +106,11 @@ export function createFunctionRunner(options: FunctionRunnerOptions): FunctionRu
     auth: AuthContext,
   ): Promise<unknown> {
     const { definition, name } = entry;
-    const base: BaseContext = { auth, error: raiseError };
+    const base: BaseContext = {
+      auth,
+      error: raiseError,
+      requireMember: membershipCheck(store, auth),
+    };
     switch (definition.type) {
       case "query": {
         const ctx: QueryContext = { ...base, db: readOnly(store.reader(auth)) };

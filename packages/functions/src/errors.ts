@@ -18,6 +18,14 @@ export const functionsErrorCodes = {
   },
   INVALID_RESULT: { status: 500, message: "The function returned a value JSON cannot carry." },
   FUNCTION_FAILED: { status: 500, message: "The function failed." },
+  NOT_A_MEMBER: {
+    status: 403,
+    message: "The caller is not a member of this organization with a permitted role.",
+  },
+  MEMBERSHIP_UNAVAILABLE: {
+    status: 500,
+    message: "ctx.requireMember needs an OrgMember entity in the manifest.",
+  },
   FUNCTION_LOAD_FAILED: { status: undefined, message: "A function file failed to load." },
   INVALID_FUNCTION: {
     status: undefined,

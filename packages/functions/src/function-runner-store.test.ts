@@ -25,7 +25,7 @@ for (const database of testDatabases()) {
           { title: "a", done: false },
           { title: "b", done: false },
         ]);
-        // The store's access rule applies to the caller: today only the admin token reads.
+        // The store applies Todo's (absent) policy to the caller: only the admin token reads.
         expect(await failure(t.runner, "listTodos", {}, userAuth)).toMatchObject({
           code: "POLICY_DENIED",
           status: 403,

@@ -1,5 +1,11 @@
 export { findDefinitionProblem, isFunctionDefinition } from "./check-definition.js";
-export type { ActionContext, BaseContext, MutationContext, QueryContext } from "./context.js";
+export type {
+  ActionContext,
+  BaseContext,
+  Membership,
+  MutationContext,
+  QueryContext,
+} from "./context.js";
 export {
   createFunctionRunner,
   type FunctionRunner,

@@ -1,14 +1,20 @@
+import {
+  type CompiledPolicies,
+  checkAccess,
+  compilePolicies,
+  compileReadFilter,
+  type ExistsResolver,
+  rulesFor,
+} from "@svc/policy-engine";
 import type { Manifest } from "@svc/schema";
-import type { Expression, ExpressionBuilder, SqlBool } from "kysely";
+import { type Expression, type SqlBool, sql } from "kysely";
 import type { AuthContext } from "./auth-context.js";
-import type { EntityTables } from "./database.js";
 import type { EntityModel } from "./entity-model.js";
 import type { Row } from "./types.js";
 
-// The one place that decides who may read and write what. For now it denies
-// every caller but the admin token; @svc/policy-engine replaces the body of
-// `createAccessControl` with compiled policy rules (and SQL pushdown for
-// reads) without touching the call sites.
+// The one place that decides who may read and write what, from the
+// manifest's policies compiled by @svc/policy-engine. The admin token
+// bypasses them; everyone else is denied unless a policy allows.
 
 /** What a caller wants to do with an entity. */
 export type AccessOperation = "read" | "insert" | "update" | "delete";
@@ -19,7 +25,7 @@ export type AccessDecision =
   | { readonly allowed: false; readonly message: string };
 
 /** A SQL condition a row must meet to be visible to the caller. */
-export type ReadFilter = (eb: ExpressionBuilder<EntityTables, string>) => Expression<SqlBool>;
+export type ReadFilter = Expression<SqlBool>;
 
 /** The input of a row-level write check. */
 export interface WriteCheck {
@@ -34,31 +40,58 @@ export interface WriteCheck {
 
 /** The three hooks every store operation goes through. */
 export interface AccessControl {
-  /** Entity-level gate, checked first: may this caller do `op` on this entity at all? */
+  /** Entity-level gate, checked first: does any policy give this action to anyone? */
   checkEntity(auth: AuthContext, entity: EntityModel, op: AccessOperation): AccessDecision;
-  /** The condition that limits which rows `get`, `query`, `update` and `delete` see; null for all rows. */
+  /**
+   * The condition that limits which rows `get`, `query`, `update` and
+   * `delete` see, compiled into SQL; null for all rows.
+   */
   readFilter(auth: AuthContext, entity: EntityModel): ReadFilter | null;
   /** Row-level check of a write, after validation and owner stamping. */
-  checkWrite(check: WriteCheck): AccessDecision;
-}
-
-function deniedFor(entity: EntityModel): AccessDecision {
-  return {
-    allowed: false,
-    message: `Entity ${entity.name} has no usable policy; only the admin token can access it.`,
-  };
+  checkWrite(check: WriteCheck, resolveExists: ExistsResolver): Promise<AccessDecision>;
 }
 
 const allowed: AccessDecision = { allowed: true };
+// A rule that no row can meet, for a caller whose auth rules everything out.
+const noRows: ReadFilter = sql<SqlBool>`1 = 0`;
 
 /**
- * The access rules of a manifest. Deny by default: until the policy engine
- * lands, only `auth.isAdmin` may read or write any entity.
+ * Compiles the manifest's policies; throws the policy engine's
+ * `INVALID_POLICIES` error (naming policy, action and column of every
+ * problem) so a server with a bad policy does not boot.
  */
-export function createAccessControl(_manifest: Manifest): AccessControl {
+export function createAccessControl(manifest: Manifest): AccessControl {
+  const compiled: CompiledPolicies = compilePolicies(manifest);
   return {
-    checkEntity: (auth, entity) => (auth.isAdmin ? allowed : deniedFor(entity)),
-    readFilter: () => null,
-    checkWrite: ({ auth, entity }) => (auth.isAdmin ? allowed : deniedFor(entity)),
+    checkEntity(auth, entity, op) {
+      if (auth.isAdmin || rulesFor(compiled, entity.name, op).length > 0) return allowed;
+      return {
+        allowed: false,
+        message: `No policy of ${entity.name} allows ${op}; only the admin token can ${op} it.`,
+      };
+    },
+    readFilter(auth, entity) {
+      if (auth.isAdmin) return null;
+      const filter = compileReadFilter(compiled, entity.name, auth);
+      if (filter === "all") return null;
+      if (filter === "none") return noRows;
+      return filter;
+    },
+    async checkWrite({ auth, entity, op, data, existing }, resolveExists) {
+      if (auth.isAdmin) return allowed;
+      const verdict = await checkAccess(
+        compiled,
+        {
+          entity: entity.name,
+          action: op,
+          auth,
+          ...(data !== null && { data }),
+          ...(existing !== null && { existing }),
+        },
+        resolveExists,
+      );
+      if (verdict.allowed) return allowed;
+      return { allowed: false, message: `The ${entity.name} policies do not allow this ${op}.` };
+    },
   };
 }

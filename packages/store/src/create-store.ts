@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { type Manifest, planTables } from "@svc/schema";
 import { type Kysely, sql } from "kysely";
 import { createAccessControl } from "./access.js";
-import type { AuthContext } from "./auth-context.js";
+import { type AuthContext, adminAuth } from "./auth-context.js";
 import type { EntityTables, StoreDialect } from "./database.js";
 import { databaseError } from "./driver-errors.js";
 import { buildEntityModels } from "./entity-model.js";
@@ -127,7 +127,7 @@ export function createStore(options: CreateStoreOptions): Store {
   // Marks code running inside one of this store's transactions. On SQLite the
   // transaction holds the only connection, so a read or transaction started
   // there on the store itself would wait forever; both dialects refuse it.
-  const insideTransaction = new AsyncLocalStorage<{ open: boolean }>();
+  const insideTransaction = new AsyncLocalStorage<{ open: boolean; db?: Kysely<EntityTables> }>();
   const assertNotNested = (): void => {
     if (insideTransaction.getStore()?.open === true) throw new StoreError("NESTED_TRANSACTION");
   };
@@ -152,18 +152,35 @@ export function createStore(options: CreateStoreOptions): Store {
     migrate: () => migrateDatabase({ db, dialect, plan, now: clock() }),
     reader: (auth: AuthContext) =>
       createReader({ db, dialect, models, access, auth }, assertNotNested),
+    systemReader: () =>
+      createReader(
+        {
+          // Inside a transaction, read through it: on SQLite it holds the only
+          // connection, and the transaction's own writes must be visible.
+          get db() {
+            const state = insideTransaction.getStore();
+            return state?.open === true && state.db !== undefined ? state.db : db;
+          },
+          dialect,
+          models,
+          access,
+          auth: adminAuth,
+        },
+        () => undefined,
+      ),
     async transaction<T>(
       auth: AuthContext,
       work: (writer: EntityWriter) => Promise<T>,
     ): Promise<T> {
       assertNotNested();
       const events: ChangeEvent[] = [];
-      const state = { open: true };
+      const state: { open: boolean; db?: Kysely<EntityTables> } = { open: true };
       const thrown: { byWork?: unknown } = {};
       let result: T;
       try {
         result = await insideTransaction.run(state, () =>
           db.transaction().execute(async (trx) => {
+            state.db = trx;
             const ctx: WriteContext = { db: trx, dialect, models, access, auth, events, now };
             try {
               return await work(createWriter(ctx, () => state.open));

@@ -82,6 +82,12 @@ export interface Store {
   /** Reads outside a transaction. */
   reader(auth: AuthContext): EntityReader;
   /**
+   * Reads with the admin token's rights, for framework code that must look
+   * past policies (membership checks). Inside `transaction` it reads through
+   * that transaction. Never hand it to application code as its `db`.
+   */
+  systemReader(): EntityReader;
+  /**
    * Runs `work` in one transaction: it commits when `work` resolves and rolls
    * back, writing nothing, when it throws. Change events go to listeners only
    * after commit, in write order, as one batch.

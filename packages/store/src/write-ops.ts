@@ -8,6 +8,7 @@ import {
 } from "./driver-errors.js";
 import type { EntityModel } from "./entity-model.js";
 import { StoreError } from "./errors.js";
+import { existsResolver } from "./exists-lookup.js";
 import {
   checkId,
   checkOwnerUnchanged,
@@ -136,13 +137,10 @@ export async function insertRow(ctx: WriteContext, entity: string, data: RowInpu
   authorize(ctx, model, "insert");
   const row = prepareInsert(model, data, ctx.auth, ctx.now);
   enforce(
-    ctx.access.checkWrite({
-      auth: ctx.auth,
-      entity: model,
-      op: "insert",
-      data: row,
-      existing: null,
-    }),
+    await ctx.access.checkWrite(
+      { auth: ctx.auth, entity: model, op: "insert", data: row, existing: null },
+      existsResolver(ctx),
+    ),
   );
   await checkReferences(ctx, model, new Map(Object.entries(row)), row.id);
   const values = encodeRow(model, row);
@@ -173,7 +171,12 @@ export async function updateRow(
   if (existing === null) throw notFound(model, rowId);
   checkOwnerUnchanged(model, changes, existing);
   const data: Row = { ...existing, ...Object.fromEntries(changes) };
-  enforce(ctx.access.checkWrite({ auth: ctx.auth, entity: model, op: "update", data, existing }));
+  enforce(
+    await ctx.access.checkWrite(
+      { auth: ctx.auth, entity: model, op: "update", data, existing },
+      existsResolver(ctx),
+    ),
+  );
   const changedReferences = new Map(
     [...changes].filter(([name, value]) => value !== existing[name]),
   );
@@ -204,7 +207,10 @@ export async function deleteRow(ctx: WriteContext, entity: string, id: string): 
   const existing = await selectRow(ctx, model, rowId, filter, true);
   if (existing === null) throw notFound(model, rowId);
   enforce(
-    ctx.access.checkWrite({ auth: ctx.auth, entity: model, op: "delete", data: null, existing }),
+    await ctx.access.checkWrite(
+      { auth: ctx.auth, entity: model, op: "delete", data: null, existing },
+      existsResolver(ctx),
+    ),
   );
   for (const inbound of model.referencedBy) {
     let query = ctx.db.selectFrom(inbound.entity).select("id").where(inbound.field, "=", rowId);
