@@ -1,0 +1,9 @@
+#!/usr/bin/env node
+import { runCli } from "./cli/run-cli.js";
+
+/** The `svc` command: developer tools such as `svc policy explain`. */
+process.exitCode = await runCli(
+  process.argv.slice(2),
+  { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) },
+  process.env,
+);

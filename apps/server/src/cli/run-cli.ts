@@ -1,0 +1,128 @@
+import { parseArgs } from "node:util";
+import { compilePolicies, explain, POLICY_ACTIONS, PolicyError } from "@svc/policy-engine";
+import { createAuthContext } from "@svc/store";
+import { z } from "zod";
+import { ConfigError } from "../config.js";
+import { loadManifestFile } from "../manifest-file.js";
+import { formatExplanation } from "./format-explanation.js";
+
+/** Where the CLI writes. */
+export interface CliIO {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+const USAGE = `Usage: svc policy explain <Entity> <read|insert|update|delete> [options]
+
+Prints the entity's rules for the action as parsed, the SQL a read compiles
+to, and, given the rows the action looks at, the verdict and what decided it.
+
+Options:
+  --manifest <path>    the manifest (default: $SVC_MANIFEST or svc.json)
+  --auth <json>        the caller, e.g. '{"userId":"u1","roles":["admin"]}'
+  --data <json>        the row (read), new row (insert) or merged row (update)
+  --existing <json>    the stored row (update, delete)
+  --dialect <name>     sqlite (default) or postgres, for the SQL
+  --json               print the explanation as JSON
+`;
+
+const authInput = z.strictObject({
+  userId: z.string().nullable().optional(),
+  tenantId: z.string().nullable().optional(),
+  roles: z.array(z.string()).optional(),
+  isAdmin: z.boolean().optional(),
+  isGuest: z.boolean().optional(),
+});
+const rowInput = z.record(z.string(), z.unknown());
+
+class UsageError extends Error {}
+
+function parseJSON<T>(flag: string, text: string | undefined, schema: z.ZodType<T>): T | undefined {
+  if (text === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new UsageError(`--${flag} must be JSON`);
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    throw new UsageError(`--${flag}: ${parsed.error.issues[0]?.message ?? "invalid"}`);
+  }
+  return parsed.data;
+}
+
+/**
+ * The `svc` command line: today `svc policy explain`. Returns the exit code:
+ * 0 done, 1 the manifest or its policies are invalid, 2 a usage error.
+ */
+export async function runCli(
+  argv: readonly string[],
+  io: CliIO,
+  env: Readonly<Record<string, string | undefined>> = {},
+): Promise<number> {
+  try {
+    const { values, positionals } = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      options: {
+        manifest: { type: "string" },
+        auth: { type: "string" },
+        data: { type: "string" },
+        existing: { type: "string" },
+        dialect: { type: "string", default: "sqlite" },
+        json: { type: "boolean", default: false },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    });
+    if (values.help) {
+      io.stdout(USAGE);
+      return 0;
+    }
+    const [group, command, entity, action] = positionals;
+    if (
+      group !== "policy" ||
+      command !== "explain" ||
+      entity === undefined ||
+      action === undefined
+    ) {
+      throw new UsageError("expected: svc policy explain <Entity> <action>");
+    }
+    const knownAction = POLICY_ACTIONS.find((candidate) => candidate === action);
+    if (knownAction === undefined) {
+      throw new UsageError(`the action must be one of ${POLICY_ACTIONS.join(", ")}`);
+    }
+    if (values.dialect !== "sqlite" && values.dialect !== "postgres") {
+      throw new UsageError("--dialect must be sqlite or postgres");
+    }
+    const manifest = await loadManifestFile(values.manifest ?? env.SVC_MANIFEST ?? "svc.json");
+    if (!manifest.entities.some((candidate) => candidate.name === entity)) {
+      throw new UsageError(`the manifest has no entity ${entity}`);
+    }
+    const compiled = compilePolicies(manifest);
+    const data = parseJSON("data", values.data, rowInput);
+    const existing = parseJSON("existing", values.existing, rowInput);
+    const explanation = explain(compiled, {
+      entity,
+      action: knownAction,
+      auth: createAuthContext(parseJSON("auth", values.auth, authInput) ?? {}),
+      dialect: values.dialect,
+      ...(data !== undefined && { data }),
+      ...(existing !== undefined && { existing }),
+    });
+    io.stdout(
+      values.json ? `${JSON.stringify(explanation, null, 2)}\n` : formatExplanation(explanation),
+    );
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError || (error instanceof TypeError && "code" in error)) {
+      io.stderr(`svc: ${error.message}\n\n${USAGE}`);
+      return 2;
+    }
+    if (error instanceof ConfigError || error instanceof PolicyError) {
+      io.stderr(`svc: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  }
+}
