@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-import { SchemaError } from "@svc/schema";
 import { ConfigError, parseConfig } from "./config.js";
 import { startServer } from "./start-server.js";
 
@@ -25,10 +24,14 @@ async function main(): Promise<void> {
       `svc: ${server.manifest.name} listening on ${server.url}${config.devMode ? " (dev mode)" : ""}`,
     );
   } catch (error) {
+    // Every boot problem svc itself detects (configuration, manifest,
+    // policies, function files, migrations) carries a code and a message
+    // written for the operator: print that one line. Anything else is a bug
+    // or an environment failure, printed whole.
     if (error instanceof ConfigError) {
       console.error(`svc: invalid configuration: ${error.message}`);
-    } else if (error instanceof SchemaError) {
-      console.error(`svc: ${error.message}`);
+    } else if (error instanceof Error && typeof (error as { code?: unknown }).code === "string") {
+      console.error(`svc: ${error.message.replaceAll("\n", " ")}`);
     } else {
       console.error("svc: failed to start:", error);
     }

@@ -62,7 +62,14 @@ export async function startServer(
     (await readOrCreateDevAdminToken(join(manifestDir, ".svc", "admin-token")));
 
   const database = await openDatabase(config, manifestDir);
-  const store = createStore({ db: database.db, dialect: database.dialect, manifest });
+  let store: Store;
+  try {
+    // Compiles the policies too: a bad one stops the boot here.
+    store = createStore({ db: database.db, dialect: database.dialect, manifest });
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
   try {
     await store.migrate();
     const functions = await loadFunctions(resolve(manifestDir, manifest.functions));

@@ -1,3 +1,5 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
 import { afterEach, describe, expect, it } from "vitest";
 import { ADMIN_TOKEN, databaseEnv, TODO_MANIFEST, tempDir } from "./fixtures.js";
@@ -36,6 +38,40 @@ describe("the svc-server process", () => {
 
   // Regression: the listening line was printed before the signal handlers
   // were installed, so a quick SIGTERM killed the process with the default action.
+  it.each([
+    [
+      "a policy that does not check",
+      'policy "own" (Note.allowRead)',
+      {
+        policies: [{ name: "own", entity: "Note", allowRead: "auth.emailVerified == true" }],
+      },
+    ],
+    ["a function file that fails to load", "functions/broken.mjs", { brokenFunction: true }],
+  ])("refuses to boot on %s with one line naming it", async (_label, named, variant) => {
+    using dir = tempDir();
+    const manifest = {
+      manifest_version: 1,
+      name: "bad",
+      version: "0",
+      auth: { trustedOrigins: ["http://localhost:5173"] },
+      entities: [{ name: "Note", fields: [{ name: "text", type: "string" }] }],
+      policies: "policies" in variant ? variant.policies : [],
+    };
+    writeFileSync(join(dir.path, "svc.json"), JSON.stringify(manifest));
+    mkdirSync(join(dir.path, "functions"));
+    if ("brokenFunction" in variant) {
+      writeFileSync(join(dir.path, "functions", "broken.mjs"), "export default {\n");
+    }
+    const { code, stderr } = await start({
+      SVC_MANIFEST: join(dir.path, "svc.json"),
+      SVC_DB_PATH: join(dir.path, "data.db"),
+    }).exited;
+    expect(code).toBe(1);
+    const lines = stderr.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(named);
+  });
+
   it("exits promptly on SIGTERM", async () => {
     using dir = tempDir();
     const server = start({ SVC_DB_PATH: `${dir.path}/data.db` });
