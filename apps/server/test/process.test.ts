@@ -72,6 +72,37 @@ describe("the svc-server process", () => {
     expect(lines[0]).toContain(named);
   });
 
+  it("refuses to boot when the manifest change would drop stored data, saying what", async () => {
+    using dir = tempDir();
+    const manifestPath = join(dir.path, "svc.json");
+    const write = (fields: { name: string; type: string }[]): void =>
+      writeFileSync(
+        manifestPath,
+        JSON.stringify({
+          manifest_version: 1,
+          name: "migrating",
+          version: "0",
+          auth: { trustedOrigins: ["http://localhost:5173"] },
+          entities: [{ name: "Note", fields }],
+        }),
+      );
+    const env = { SVC_MANIFEST: manifestPath, SVC_DB_PATH: join(dir.path, "data.db") };
+    write([
+      { name: "text", type: "string" },
+      { name: "stars", type: "int" },
+    ]);
+    const first = start(env);
+    await first.ready;
+    first.child.kill("SIGTERM");
+    await first.exited;
+    write([{ name: "text", type: "string" }]);
+    const { code, stderr } = await start(env).exited;
+    expect(code).toBe(1);
+    expect(stderr.trim().split("\n")).toEqual([
+      expect.stringContaining("Note.stars would be dropped"),
+    ]);
+  });
+
   it("exits promptly on SIGTERM", async () => {
     using dir = tempDir();
     const server = start({ SVC_DB_PATH: `${dir.path}/data.db` });
