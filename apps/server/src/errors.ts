@@ -3,6 +3,8 @@ export const serverErrorCodes = {
   ROUTE_NOT_FOUND: { status: 404, message: "No such route." },
   NOT_FOUND: { status: 404, message: "No such record." },
   INVALID_JSON: { status: 400, message: "The request body is not valid JSON." },
+  INVALID_PATH: { status: 400, message: "The request path is not validly percent-encoded." },
+  BAD_REQUEST: { status: 400, message: "The request is malformed." },
   PAYLOAD_TOO_LARGE: { status: 413, message: "The request body is too large." },
   INVALID_TOKEN: { status: 401, message: "The bearer token is not valid." },
   ADMIN_REQUIRED: { status: 403, message: "This endpoint needs the admin token." },
@@ -67,6 +69,18 @@ export function toErrorResponse(error: unknown): {
     return {
       status: error.status,
       body: { error: { code: error.code, message: error.message } },
+      internal: false,
+    };
+  }
+  // Express and its parsers signal client mistakes with http-errors objects
+  // (a numeric 4xx status but no svc code), e.g. a URIError for a path with
+  // broken percent-encoding: still the client's fault, never a 500.
+  const clientStatus = (error as { status?: unknown } | null)?.status;
+  if (typeof clientStatus === "number" && clientStatus >= 400 && clientStatus < 500) {
+    const code = error instanceof URIError ? "INVALID_PATH" : "BAD_REQUEST";
+    return {
+      status: 400,
+      body: { error: { code, message: serverErrorCodes[code].message } },
       internal: false,
     };
   }

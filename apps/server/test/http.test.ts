@@ -112,6 +112,15 @@ describe.each(testDatabases())("application API on $name", (database) => {
       expect(await errorOf(response)).toMatchObject({ status: 400, code: "INVALID_JSON" });
     });
 
+    it("answers a body nested too deeply with 400 INVALID_JSON, not a stack overflow", async () => {
+      const response = await fetch(`${server.url}/api/fn/createList`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+        body: `{"title":${"[".repeat(200_000)}${"]".repeat(200_000)}}`,
+      });
+      expect(await errorOf(response)).toMatchObject({ status: 400, code: "INVALID_JSON" });
+    });
+
     it("answers a body over the limit with 413 PAYLOAD_TOO_LARGE", async () => {
       const response = await adminRequest(server, "POST", "/api/fn/createList", {
         title: "x".repeat(2 * 1024 * 1024),
@@ -294,6 +303,65 @@ describe.each(testDatabases())("application API on $name", (database) => {
         }),
       });
       expect((await errorOf(response)).status).toBe(401);
+    });
+  });
+
+  describe("bad input never reaches a 500", () => {
+    const todo = { title: "t", done: false, priority: "low", ownerId: "u" };
+    it.each([
+      ["POST", "/api/entities/Todo", { ...todo, title: 42 }],
+      ["POST", "/api/entities/Todo", { ...todo, done: "yes" }],
+      ["POST", "/api/entities/Todo", { ...todo, priority: "urgent" }],
+      ["POST", "/api/entities/Todo", { ...todo, createdAt: "yesterday" }],
+      ["POST", "/api/entities/Todo", { ...todo, listId: "x".repeat(5000) }],
+      ["POST", "/api/entities/Todo", { ...todo, title: { nested: ["object"] } }],
+      ["POST", "/api/entities/Todo", { ...todo, id: "../../etc/passwd" }],
+      ["POST", "/api/entities/Todo", { ...todo, __proto__: { admin: true }, constructor: 1 }],
+      ["POST", "/api/entities/Todo", [todo]],
+      ["POST", "/api/entities/Todo", null],
+      ["POST", "/api/entities/Todo", "just a string"],
+      ["POST", "/api/entities/Todo%00", todo],
+      ["PATCH", `/api/entities/Todo/${"a".repeat(40)}`, { done: null }],
+      ["PATCH", `/api/entities/Todo/${"a".repeat(40)}`, []],
+      ["DELETE", "/api/entities/Todo/'%20OR%201=1--", undefined],
+      ["GET", "/api/entities/Todo?limit=abc", undefined],
+      ["GET", "/api/entities/Todo?limit=1&limit=2", undefined],
+      ["GET", "/api/entities/Todo?order=-", undefined],
+      ["GET", "/api/entities/Todo?order=nope", undefined],
+      ["GET", "/api/entities/Todo?cursor=%25%25%25", undefined],
+      ["GET", "/api/entities/Todo?cursor=eyJ2IjpbMSwyXX0", undefined],
+      ["GET", `/api/entities/Todo?where=${encodeURIComponent('{"title":{"$gt":""}}')}`, undefined],
+      ["GET", `/api/entities/Todo?where=${encodeURIComponent('{"meta":1}')}`, undefined],
+      ["GET", `/api/entities/Todo?where=${encodeURIComponent('{"done":"true"}')}`, undefined],
+      ["GET", `/api/entities/Todo?where=${encodeURIComponent("[1]")}`, undefined],
+      ["POST", "/api/fn/createList", []],
+      ["POST", "/api/fn/createList", "str"],
+      ["POST", "/api/fn/createList", { title: "x".repeat(300) }],
+      ["POST", "/api/fn/toggleTodo", { id: "nope" }],
+      ["POST", "/api/fn/listTodos", { cursor: "garbage" }],
+      ["POST", "/api/fn/listTodos", { limit: 1e308 }],
+      ["POST", "/api/fn/%E0%A4%A", {}],
+      [
+        "POST",
+        "/api/batch",
+        { operations: [{ op: "insert", entity: "Todo", data: { title: 1 } }] },
+      ],
+      [
+        "POST",
+        "/api/batch",
+        {
+          operations: new Array(1001).fill({ op: "insert", entity: "List", data: { title: "x" } }),
+        },
+      ],
+    ])("%s %s answers a 4xx envelope", async (method, path, body) => {
+      const response = await adminRequest(server, method, path, body);
+      expect(response.status).toBeGreaterThanOrEqual(400);
+      expect(response.status).toBeLessThan(500);
+      const text = await response.text();
+      expect(JSON.parse(text)).toEqual({
+        error: { code: expect.stringMatching(/^[A-Z][A-Z0-9_]*$/), message: expect.any(String) },
+      });
+      expect(text).not.toMatch(/select |insert into|sqlite|at [\w.]+ \(/i);
     });
   });
 

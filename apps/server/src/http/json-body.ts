@@ -5,18 +5,28 @@ import express, {
   type Response,
 } from "express";
 import { ServerError } from "../errors.js";
+import { exceedsDepth, MAX_JSON_DEPTH } from "./json-depth.js";
 
 /**
  * JSON body parsing for the routes that read a body. Every content type is
  * parsed as JSON (so `curl -d` works without a header); a body that is not
- * JSON answers 400 `INVALID_JSON` and one over the limit 413
- * `PAYLOAD_TOO_LARGE`, before any handler runs.
+ * JSON, or nests deeper than `MAX_JSON_DEPTH`, answers 400 `INVALID_JSON` and
+ * one over the limit 413 `PAYLOAD_TOO_LARGE`, before any handler runs.
  */
 export function jsonBody(limitBytes: number): RequestHandler {
   const parse = express.json({ limit: limitBytes, type: () => true, strict: true });
   return (req: Request, res: Response, next: NextFunction) => {
     parse(req, res, (error?: unknown) => {
       if (error === undefined || error === null) {
+        if (exceedsDepth(req.body)) {
+          next(
+            new ServerError(
+              "INVALID_JSON",
+              `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`,
+            ),
+          );
+          return;
+        }
         next();
         return;
       }
