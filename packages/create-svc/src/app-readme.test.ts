@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import { type AppReadmeInput, createAppReadme } from "./app-readme.js";
+
+const INPUT: AppReadmeInput = {
+  name: "my-app",
+  template: { name: "default", description: "Notes with an owner." },
+  entities: ["Note"],
+  functions: [
+    { name: "addNote", type: "mutation" },
+    { name: "listNotes", type: "query" },
+    { name: "helper", type: undefined },
+  ],
+  functionsDir: "functions",
+};
+
+describe("createAppReadme", () => {
+  it("names the app, the template and what it contains", () => {
+    const readme = createAppReadme(INPUT);
+    expect(readme).toMatch(/^# my-app\n/);
+    expect(readme).toContain("from the `default` template. Notes with an owner.");
+    expect(readme).toContain("entities (`Note`)");
+    expect(readme).toContain("`addNote` (mutation), `listNotes` (query), `helper`;");
+  });
+
+  it("shows a first call to a query, which takes `{}`", () => {
+    expect(createAppReadme(INPUT)).toContain("localhost:4321/api/fn/listNotes \\\n");
+  });
+
+  it("falls back to the first function, then to a placeholder", () => {
+    const mutationsOnly = { ...INPUT, functions: [{ name: "addNote", type: "mutation" as const }] };
+    expect(createAppReadme(mutationsOnly)).toContain("/api/fn/addNote ");
+    const none = createAppReadme({ ...INPUT, functions: [], entities: [] });
+    expect(none).toContain("/api/fn/<name> ");
+    expect(none).toContain("entities (none yet)");
+  });
+
+  it("explains the dev script on Windows and the production variables", () => {
+    const readme = createAppReadme(INPUT);
+    expect(readme).toContain('$env:SVC_DEV_MODE="true"; npm start');
+    expect(readme).toContain("SVC_ADMIN_TOKEN");
+  });
+});

@@ -1,0 +1,90 @@
+/** One server function of a generated app. */
+export interface AppFunction {
+  readonly name: string;
+  /** `query`, `mutation` or `action`, as the file's source shows; undefined when unclear. */
+  readonly type: "query" | "mutation" | "action" | undefined;
+}
+
+/** What the generated README describes. */
+export interface AppReadmeInput {
+  /** The package name of the app. */
+  readonly name: string;
+  /** The template it was made from. */
+  readonly template: { readonly name: string; readonly description: string };
+  /** Entity names declared in `svc.json`. */
+  readonly entities: readonly string[];
+  /** The server functions: file name without extension, and kind when it could be read. */
+  readonly functions: readonly AppFunction[];
+  /** The functions directory, relative to the app (`functions`). */
+  readonly functionsDir: string;
+}
+
+function code(name: string): string {
+  return `\`${name}\``;
+}
+
+function list(items: readonly string[]): string {
+  return items.length === 0 ? "none yet" : items.join(", ");
+}
+
+function describeFunction(fn: AppFunction): string {
+  return fn.type === undefined ? code(fn.name) : `${code(fn.name)} (${fn.type})`;
+}
+
+/** The README.md of a generated app: how to run it, call it and deploy it. */
+export function createAppReadme(input: AppReadmeInput): string {
+  // Queries take optional arguments in the templates, so `{}` is a fair first call.
+  const example = (input.functions.find((fn) => fn.type === "query") ?? input.functions[0])?.name;
+  return `# ${input.name}
+
+An [svc](https://www.npmjs.com/package/@svc/server) app, created by
+\`create-svc\` from the \`${input.template.name}\` template. ${input.template.description}
+
+## Run it
+
+\`\`\`sh
+npm install
+npm run dev
+\`\`\`
+
+\`npm run dev\` serves the app in dev mode at http://localhost:4321 on an
+embedded SQLite file under \`.svc/\`. In dev mode the server makes an admin
+token once and keeps it in \`.svc/admin-token\`; use it as a bearer token:
+
+\`\`\`sh
+TOKEN=$(cat .svc/admin-token)
+curl -s localhost:4321/health
+curl -s -X POST localhost:4321/api/fn/${example ?? "<name>"} \\
+  -H "Authorization: Bearer $TOKEN" -H "content-type: application/json" -d '{}'
+\`\`\`
+
+The \`dev\` script sets \`SVC_DEV_MODE=true\` the POSIX way, which works on
+macOS, Linux, WSL and Git Bash. In Windows PowerShell run
+\`$env:SVC_DEV_MODE="true"; npm start\` instead (cmd: \`set "SVC_DEV_MODE=true" && npm start\`).
+
+## What is here
+
+| file | what it is |
+| --- | --- |
+| \`svc.json\` | the manifest: entities (${list(input.entities.map(code))}), their fields and indexes, row policies and trusted origins |
+| \`${input.functionsDir}/\` | server functions, one per file, the file name is the function name: ${list(input.functions.map(describeFunction))}; each answers \`POST /api/fn/<name>\` |
+| \`tsconfig.json\` | type-checking for the functions: \`npm run typecheck\` |
+
+Change \`svc.json\` and restart: the server adds new tables and columns
+itself. Add a function by adding a file to \`${input.functionsDir}/\`.
+
+## Production
+
+\`npm start\` runs \`svc-server\`, configured only by environment variables:
+\`SVC_ADMIN_TOKEN\` (required, at least 64 characters), \`SVC_PORT\` (default
+4321), \`SVC_MANIFEST\` (default \`svc.json\`), \`SVC_DB_PATH\` (default
+\`.svc/data.db\`) or \`DATABASE_URL\` for Postgres. Outside dev mode the
+manifest must list the browser origins of your front end in
+\`auth.trustedOrigins\`. An invalid setting stops the boot with one line
+naming the variable.
+
+\`\`\`sh
+SVC_ADMIN_TOKEN=$(openssl rand -hex 64) npm start
+\`\`\`
+`;
+}

@@ -1,0 +1,13 @@
+#!/usr/bin/env node
+import { runCli } from "./run-cli.js";
+
+/** The `create-svc` command (`npm create svc@latest <dir> -- --template <name>`). */
+process.exitCode = await runCli(
+  process.argv.slice(2),
+  { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) },
+  {
+    ...(process.env.npm_config_user_agent !== undefined && {
+      userAgent: process.env.npm_config_user_agent,
+    }),
+  },
+);

@@ -1,0 +1,202 @@
+import { cp, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { basename, extname, join, relative, resolve, sep } from "node:path";
+import { createAppPackageJson } from "./app-package-json.js";
+import { type AppFunction, type AppReadmeInput, createAppReadme } from "./app-readme.js";
+import { APP_GITIGNORE, createAppTsconfig } from "./app-static-files.js";
+import { ScaffoldError } from "./errors.js";
+import { formatJSON } from "./format-json.js";
+import { defaultTemplatesDir, readTemplatesIndex } from "./templates.js";
+import { suggestPackageName, validatePackageName } from "./validate-name.js";
+
+/** The template `scaffold` uses when none is named. */
+export const DEFAULT_TEMPLATE = "default";
+
+/** Directories never copied from a template (build output, local state). */
+const SKIPPED_DIRECTORIES = new Set(["node_modules", ".svc", "dist", ".turbo"]);
+
+/** Entries a target directory may already hold and still count as empty. */
+const IGNORED_TARGET_ENTRIES = new Set([".git"]);
+
+const FUNCTION_FILE = /^[A-Za-z][A-Za-z0-9_]*\.(ts|mts|js|mjs)$/;
+
+/** What `scaffold` takes. */
+export interface ScaffoldOptions {
+  /** The template's name; default `"default"`. See `listTemplates()`. */
+  readonly template?: string;
+  /**
+   * Where to create the app, resolved against the working directory. It may
+   * exist if it is empty (a `.git` directory is allowed). Its last segment
+   * becomes the package name and the manifest's `name`.
+   */
+  readonly targetDir: string;
+  /** A directory of built templates; default the ones shipped with create-svc. */
+  readonly templatesDir?: string;
+}
+
+/** What `scaffold` made. */
+export interface ScaffoldResult {
+  /** Absolute path of the new app. */
+  readonly targetDir: string;
+  /** The package name (the target directory's last segment). */
+  readonly name: string;
+  /** The template used. */
+  readonly template: string;
+  /** Every file written, relative to `targetDir` with `/` separators, sorted. */
+  readonly files: readonly string[];
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+async function assertEmptyTarget(targetDir: string): Promise<void> {
+  let entries: string[];
+  try {
+    entries = await readdir(targetDir);
+  } catch (error) {
+    const code = isRecord(error) ? error.code : undefined;
+    if (code === "ENOENT") return;
+    throw new ScaffoldError("TARGET_NOT_EMPTY", {
+      message:
+        code === "ENOTDIR"
+          ? `${targetDir} exists and is not a directory.`
+          : `${targetDir} cannot be read.`,
+      cause: error,
+    });
+  }
+  if (entries.some((entry) => !IGNORED_TARGET_ENTRIES.has(entry))) {
+    throw new ScaffoldError("TARGET_NOT_EMPTY", {
+      message: `${targetDir} is not empty; choose a new directory or empty this one.`,
+    });
+  }
+}
+
+async function readTemplateManifest(path: string): Promise<Record<string, unknown>> {
+  try {
+    const manifest: unknown = JSON.parse(await readFile(path, "utf8"));
+    if (isRecord(manifest)) return manifest;
+  } catch (cause) {
+    throw new ScaffoldError("TEMPLATES_MISSING", {
+      message: `The template manifest ${path} cannot be read.`,
+      cause,
+    });
+  }
+  throw new ScaffoldError("TEMPLATES_MISSING", {
+    message: `The template manifest ${path} is not a JSON object.`,
+  });
+}
+
+function entityNames(manifest: Record<string, unknown>): string[] {
+  const entities = Array.isArray(manifest.entities) ? manifest.entities : [];
+  return entities.flatMap((entity) =>
+    isRecord(entity) && typeof entity.name === "string" ? [entity.name] : [],
+  );
+}
+
+const FUNCTION_KIND = /\b(query|mutation|action)\s*\(/;
+
+/** The functions of a directory, with their kind as far as the source shows it. */
+async function readFunctions(functionsDir: string): Promise<AppFunction[]> {
+  const entries = await readdir(functionsDir, { withFileTypes: true });
+  const files = entries
+    .filter((entry) => entry.isFile() && FUNCTION_FILE.test(entry.name))
+    .map((entry) => entry.name)
+    .sort();
+  return Promise.all(
+    files.map(async (file) => {
+      const kind = FUNCTION_KIND.exec(await readFile(join(functionsDir, file), "utf8"))?.[1];
+      const type = kind === "query" || kind === "mutation" || kind === "action" ? kind : undefined;
+      return { name: basename(file, extname(file)), type };
+    }),
+  );
+}
+
+async function listFiles(root: string): Promise<string[]> {
+  const entries = await readdir(root, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(root, join(entry.parentPath, entry.name)).split(sep).join("/"))
+    .filter((path) => !path.startsWith(".git/"))
+    .sort();
+}
+
+/**
+ * Creates a standalone svc app from a template: the template's `svc.json`
+ * (its `name` set to the app's) and functions directory, plus a generated
+ * `package.json` (scripts `dev`, `start`, `typecheck`; dependencies on
+ * `@svc/server`, `@svc/functions` and `zod` at the versions create-svc was
+ * built with), `tsconfig.json`, `README.md` and `.gitignore`. Throws
+ * `ScaffoldError` (`UNKNOWN_TEMPLATE`, `INVALID_NAME`, `TARGET_NOT_EMPTY`,
+ * `TEMPLATES_MISSING`) before writing anything.
+ *
+ * @example
+ * ```ts
+ * const result = await scaffold({ template: "todo", targetDir: "my-app" });
+ * console.log(result.files); // [".gitignore", "README.md", "functions/createList.ts", …]
+ * ```
+ */
+export async function scaffold(options: ScaffoldOptions): Promise<ScaffoldResult> {
+  const templatesDir = options.templatesDir ?? defaultTemplatesDir();
+  const templateName = options.template ?? DEFAULT_TEMPLATE;
+  const index = await readTemplatesIndex(templatesDir);
+  const template = index.templates.find((candidate) => candidate.name === templateName);
+  if (template === undefined) {
+    const available = index.templates.map((candidate) => candidate.name).join(", ");
+    throw new ScaffoldError("UNKNOWN_TEMPLATE", {
+      message: `There is no template "${templateName}"; the templates are: ${available}.`,
+    });
+  }
+
+  const targetDir = resolve(options.targetDir);
+  const name = basename(targetDir);
+  const problem = validatePackageName(name);
+  if (problem !== undefined) {
+    throw new ScaffoldError("INVALID_NAME", {
+      message: `"${name}" cannot be the app's package name: ${problem} Try "${suggestPackageName(name)}".`,
+    });
+  }
+  await assertEmptyTarget(targetDir);
+
+  const templateDir = join(templatesDir, template.name);
+  const manifest = await readTemplateManifest(join(templateDir, "svc.json"));
+  const functionsDir = typeof manifest.functions === "string" ? manifest.functions : "functions";
+  const functionsSource = resolve(templateDir, functionsDir);
+  if (relative(templateDir, functionsSource).startsWith("..")) {
+    throw new ScaffoldError("TEMPLATES_MISSING", {
+      message: `The template "${template.name}" keeps its functions outside its directory.`,
+    });
+  }
+  let functions: AppFunction[];
+  try {
+    functions = await readFunctions(functionsSource);
+  } catch (cause) {
+    throw new ScaffoldError("TEMPLATES_MISSING", {
+      message: `The template "${template.name}" has no readable ${functionsDir} directory.`,
+      cause,
+    });
+  }
+  const packageJson = createAppPackageJson(name, index.versions);
+  const readme: AppReadmeInput = {
+    name,
+    template,
+    entities: entityNames(manifest),
+    functions,
+    functionsDir,
+  };
+
+  await mkdir(targetDir, { recursive: true });
+  await cp(functionsSource, resolve(targetDir, functionsDir), {
+    recursive: true,
+    filter: (source) => !SKIPPED_DIRECTORIES.has(basename(source)),
+  });
+  await writeFile(join(targetDir, "svc.json"), formatJSON({ ...manifest, name }));
+  await writeFile(join(targetDir, "package.json"), `${JSON.stringify(packageJson, null, 2)}\n`);
+  await writeFile(
+    join(targetDir, "tsconfig.json"),
+    `${JSON.stringify(createAppTsconfig(functionsDir), null, 2)}\n`,
+  );
+  await writeFile(join(targetDir, "README.md"), createAppReadme(readme));
+  await writeFile(join(targetDir, ".gitignore"), APP_GITIGNORE);
+
+  return { targetDir, name, template: template.name, files: await listFiles(targetDir) };
+}

@@ -1,0 +1,263 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ScaffoldError, scaffold } from "../src/index.js";
+import { buildTestTemplates, tempDir, WORKSPACE_ROOT } from "./helpers.js";
+
+let templates: Awaited<ReturnType<typeof buildTestTemplates>>;
+beforeAll(async () => {
+  templates = await buildTestTemplates();
+});
+afterAll(() => templates[Symbol.dispose]());
+
+function readJSON(path: string): unknown {
+  return JSON.parse(readFileSync(path, "utf8"));
+}
+
+const TEMPLATE_NAMES = readdirSync(join(WORKSPACE_ROOT, "examples")).filter((name) =>
+  existsSync(join(WORKSPACE_ROOT, "examples", name, "svc.json")),
+);
+
+describe("scaffold", () => {
+  it("knows the default and todo templates", () => {
+    expect(TEMPLATE_NAMES).toEqual(expect.arrayContaining(["default", "todo"]));
+    expect(templates.index.templates.map((template) => template.name)).toEqual(
+      [...TEMPLATE_NAMES].sort(),
+    );
+  });
+
+  it.each(TEMPLATE_NAMES)("creates a standalone app from the %s template", async (template) => {
+    using temp = tempDir();
+    const targetDir = join(temp.path, "my-app");
+    const result = await scaffold({ template, targetDir, templatesDir: templates.dir });
+    const example = join(WORKSPACE_ROOT, "examples", template);
+    const functionFiles = readdirSync(join(example, "functions"))
+      .filter((file) => /\.(ts|mts|js|mjs)$/.test(file))
+      .map((file) => `functions/${file}`);
+
+    expect(result).toEqual({
+      targetDir,
+      name: "my-app",
+      template,
+      files: [
+        ".gitignore",
+        "README.md",
+        ...functionFiles,
+        "package.json",
+        "svc.json",
+        "tsconfig.json",
+      ].sort(),
+    });
+    for (const file of functionFiles) {
+      expect(readFileSync(join(targetDir, file), "utf8")).toBe(
+        readFileSync(join(example, file), "utf8"),
+      );
+    }
+
+    const exampleManifest = readJSON(join(example, "svc.json"));
+    expect(readJSON(join(targetDir, "svc.json"))).toEqual({
+      ...(exampleManifest as object),
+      name: "my-app",
+    });
+
+    const packageJson = readJSON(join(targetDir, "package.json"));
+    expect(packageJson).toEqual({
+      name: "my-app",
+      version: "0.1.0",
+      private: true,
+      type: "module",
+      scripts: {
+        dev: "SVC_DEV_MODE=true svc-server",
+        start: "svc-server",
+        typecheck: "tsc --noEmit",
+      },
+      dependencies: {
+        "@svc/functions": templates.index.versions["@svc/functions"],
+        "@svc/server": templates.index.versions["@svc/server"],
+        zod: templates.index.versions.zod,
+      },
+      devDependencies: {
+        "@types/node": templates.index.versions["@types/node"],
+        typescript: templates.index.versions.typescript,
+      },
+    });
+    expect(packageJson).toMatchObject({
+      dependencies: { "@svc/server": expect.stringMatching(/^\^\d+\.\d+\.\d+/) },
+    });
+
+    const tsconfig = readJSON(join(targetDir, "tsconfig.json"));
+    expect(tsconfig).toMatchObject({ include: ["functions"], compilerOptions: { strict: true } });
+    expect(JSON.stringify(tsconfig)).not.toContain("extends");
+
+    const readme = readFileSync(join(targetDir, "README.md"), "utf8");
+    expect(readme).toMatch(/^# my-app\n/);
+    expect(readme).toContain(`\`${template}\` template`);
+    expect(readme).toContain("npm run dev");
+    for (const file of functionFiles) {
+      expect(readme).toContain(`\`${file.replace(/^functions\/|\.\w+$/g, "")}\` (`);
+    }
+    expect(readFileSync(join(targetDir, ".gitignore"), "utf8")).toContain(".svc/");
+  });
+
+  it("uses the default template when none is named", async () => {
+    using temp = tempDir();
+    const result = await scaffold({
+      targetDir: join(temp.path, "app"),
+      templatesDir: templates.dir,
+    });
+    expect(result.template).toBe("default");
+    expect(result.files).toContain("functions/addNote.ts");
+  });
+
+  it("accepts an existing empty directory, or one holding only .git", async () => {
+    using temp = tempDir();
+    const empty = join(temp.path, "empty");
+    mkdirSync(empty);
+    await expect(
+      scaffold({ targetDir: empty, templatesDir: templates.dir }),
+    ).resolves.toMatchObject({
+      name: "empty",
+    });
+    const withGit = join(temp.path, "with-git");
+    mkdirSync(join(withGit, ".git"), { recursive: true });
+    writeFileSync(join(withGit, ".git", "HEAD"), "ref: refs/heads/main\n");
+    const result = await scaffold({ targetDir: withGit, templatesDir: templates.dir });
+    expect(result.files.some((file) => file.startsWith(".git/"))).toBe(false);
+  });
+
+  it("refuses a non-empty target directory and writes nothing", async () => {
+    using temp = tempDir();
+    const targetDir = join(temp.path, "taken");
+    mkdirSync(targetDir);
+    writeFileSync(join(targetDir, "notes.txt"), "mine\n");
+    await expect(scaffold({ targetDir, templatesDir: templates.dir })).rejects.toMatchObject({
+      name: "ScaffoldError",
+      code: "TARGET_NOT_EMPTY",
+    });
+    expect(readdirSync(targetDir)).toEqual(["notes.txt"]);
+  });
+
+  it("refuses a target that is a file", async () => {
+    using temp = tempDir();
+    const targetDir = join(temp.path, "file");
+    writeFileSync(targetDir, "");
+    await expect(scaffold({ targetDir, templatesDir: templates.dir })).rejects.toMatchObject({
+      code: "TARGET_NOT_EMPTY",
+      message: expect.stringMatching(/not a directory/),
+    });
+  });
+
+  it.each(["My App", "UPPER", ".hidden", "node_modules", "http", "a+b"])(
+    "refuses the invalid name %j before touching the disk",
+    async (name) => {
+      using temp = tempDir();
+      const targetDir = join(temp.path, name);
+      const error = await scaffold({ targetDir, templatesDir: templates.dir }).catch(
+        (caught: unknown) => caught,
+      );
+      expect(error).toBeInstanceOf(ScaffoldError);
+      expect(error).toMatchObject({ code: "INVALID_NAME", message: expect.stringContaining(name) });
+      expect(existsSync(targetDir)).toBe(false);
+    },
+  );
+
+  it("refuses an unknown template and names the available ones", async () => {
+    using temp = tempDir();
+    const targetDir = join(temp.path, "app");
+    await expect(
+      scaffold({ template: "nope", targetDir, templatesDir: templates.dir }),
+    ).rejects.toMatchObject({
+      code: "UNKNOWN_TEMPLATE",
+      message: expect.stringMatching(/"nope".*default.*todo/),
+    });
+    expect(existsSync(targetDir)).toBe(false);
+  });
+
+  it.each(["../todo", "todo/..", "index.json", ""])(
+    "treats %j as an unknown template, never as a path",
+    async (template) => {
+      using temp = tempDir();
+      await expect(
+        scaffold({ template, targetDir: join(temp.path, "app"), templatesDir: templates.dir }),
+      ).rejects.toMatchObject({ code: "UNKNOWN_TEMPLATE" });
+    },
+  );
+
+  it.each([
+    ["a missing templates directory", (dir: string) => join(dir, "missing")],
+    [
+      "a malformed index",
+      (dir: string) => {
+        writeFileSync(join(dir, "index.json"), '{"versions":{},"templates":[{"name":1}]}');
+        return dir;
+      },
+    ],
+    [
+      "an index that is not JSON",
+      (dir: string) => {
+        writeFileSync(join(dir, "index.json"), "{");
+        return dir;
+      },
+    ],
+  ])("reports TEMPLATES_MISSING for %s", async (_case, prepare) => {
+    using temp = tempDir();
+    const templatesDir = prepare(temp.path);
+    await expect(
+      scaffold({ targetDir: join(temp.path, "app"), templatesDir }),
+    ).rejects.toMatchObject({ code: "TEMPLATES_MISSING" });
+  });
+});
+
+describe("scaffold with a hand-made templates directory", () => {
+  function makeTemplates(root: string, manifest: object, withFunctions: boolean): string {
+    const dir = join(root, "templates");
+    mkdirSync(join(dir, "mini"), { recursive: true });
+    writeFileSync(join(dir, "mini", "svc.json"), JSON.stringify(manifest));
+    if (withFunctions) {
+      mkdirSync(join(dir, "mini", "fns", ".svc"), { recursive: true });
+      writeFileSync(
+        join(dir, "mini", "fns", "ping.mjs"),
+        "export default query({ handler: () => 'pong' });\n",
+      );
+      writeFileSync(join(dir, "mini", "fns", ".svc", "data.db"), "");
+    }
+    writeFileSync(
+      join(dir, "index.json"),
+      JSON.stringify({
+        versions: templates.index.versions,
+        templates: [{ name: "mini", description: "A tiny one." }],
+      }),
+    );
+    return dir;
+  }
+
+  it("follows the manifest's functions directory and skips local state inside it", async () => {
+    using temp = tempDir();
+    const templatesDir = makeTemplates(temp.path, { name: "mini", functions: "fns" }, true);
+    const targetDir = join(temp.path, "app");
+    const result = await scaffold({ template: "mini", targetDir, templatesDir });
+    expect(result.files).toEqual([
+      ".gitignore",
+      "README.md",
+      "fns/ping.mjs",
+      "package.json",
+      "svc.json",
+      "tsconfig.json",
+    ]);
+    expect(readJSON(join(targetDir, "tsconfig.json"))).toMatchObject({ include: ["fns"] });
+    expect(readFileSync(join(targetDir, "README.md"), "utf8")).toContain("`ping` (query)");
+  });
+
+  it.each([
+    ["a functions directory that does not exist", { name: "mini" }, false],
+    ["a functions directory outside the template", { name: "mini", functions: "../x" }, true],
+  ])("reports TEMPLATES_MISSING for %s", async (_case, manifest, withFunctions) => {
+    using temp = tempDir();
+    const templatesDir = makeTemplates(temp.path, manifest, withFunctions);
+    const targetDir = join(temp.path, "app");
+    await expect(scaffold({ template: "mini", targetDir, templatesDir })).rejects.toMatchObject({
+      code: "TEMPLATES_MISSING",
+    });
+    expect(existsSync(targetDir)).toBe(false);
+  });
+});
