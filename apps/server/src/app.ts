@@ -2,6 +2,7 @@ import type { Store } from "@svc/store";
 import express, { type NextFunction, type Request, type Response } from "express";
 import type { BearerResolver } from "./auth/resolve-bearer.js";
 import { ServerError, toErrorResponse } from "./errors.js";
+import { type AgentRoutesOptions, registerAgentRoutes } from "./http/agent-routes.js";
 import { jsonBody } from "./http/json-body.js";
 import { createServerMetrics, type ServerMetrics } from "./http/metrics.js";
 import { apiGate } from "./http/request-auth.js";
@@ -24,6 +25,8 @@ export interface AppOptions {
   bodyLimitBytes: number;
   /** Milliseconds since the epoch. Default `Date.now`. */
   now?: () => number;
+  /** The agent API and MCP endpoint; left out when undefined. */
+  agent?: AgentRoutesOptions;
   /** Receives unexpected errors; default logs to stderr. */
   onInternalError?: (error: unknown, req: Request) => void;
 }
@@ -70,6 +73,7 @@ export function createApp(options: AppOptions): App {
   registerBatchRoutes(app, options.store, body);
   registerOperationalRoutes(app, { store: options.store, metrics, now, startedAt });
   if (options.devMode && options.inMemory) registerTestResetRoute(app, options.store);
+  if (options.agent !== undefined) registerAgentRoutes(app, options.agent);
 
   app.use((req: Request, _res: Response, next: NextFunction) => {
     next(new ServerError("ROUTE_NOT_FOUND", `No route for ${req.method} ${req.path}.`));

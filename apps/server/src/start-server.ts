@@ -2,6 +2,7 @@ import { mkdir } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { dirname, join, resolve } from "node:path";
+import { loadDocs } from "@svc/agent-docs";
 import { createFunctionRunner, loadFunctions } from "@svc/functions";
 import type { Manifest } from "@svc/schema";
 import { createStore, type Store } from "@svc/store";
@@ -74,6 +75,15 @@ export async function startServer(
     await store.migrate();
     const functions = await loadFunctions(resolve(manifestDir, manifest.functions));
     const runner = createFunctionRunner({ store, functions });
+    const library = await loadDocs();
+    // Listen first, so the agent tools can link to the port actually bound;
+    // the app is attached synchronously after, before any request is read.
+    const server = createServer();
+    await new Promise<void>((resolveListen, reject) => {
+      server.once("error", reject);
+      server.listen({ port: config.port, host: config.host }, resolveListen);
+    });
+    const boundPort = (server.address() as AddressInfo).port;
     const app = createApp({
       store,
       functions: runner,
@@ -82,14 +92,16 @@ export async function startServer(
       corsOrigins,
       inMemory: database.inMemory,
       bodyLimitBytes: config.bodyLimitBytes,
+      agent: {
+        library,
+        publicURL: config.publicURL,
+        toolBaseURL: config.publicURL ?? `http://localhost:${boundPort}`,
+        trustedOrigins: config.devMode ? ["*"] : corsOrigins,
+      },
       ...options,
     });
-    const server = createServer(app.express);
-    await new Promise<void>((resolveListen, reject) => {
-      server.once("error", reject);
-      server.listen({ port: config.port, host: config.host }, resolveListen);
-    });
-    const { port } = server.address() as AddressInfo;
+    server.on("request", app.express);
+    const port = boundPort;
     const host = config.host === undefined || config.host === "0.0.0.0" ? "localhost" : config.host;
     return {
       url: `http://${host.includes(":") ? `[${host}]` : host}:${port}`,

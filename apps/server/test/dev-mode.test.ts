@@ -127,6 +127,11 @@ describe("production mode", () => {
       expect(
         (await preflight("https://evil.example")).headers.get("access-control-allow-origin"),
       ).toBeNull();
+      // Regression: browsers could not read the next-page cursor of a list.
+      const listed = await fetch(`${server.url}/api/entities/Note`, {
+        headers: { origin: "https://app.example", authorization: `Bearer ${ADMIN_TOKEN}` },
+      });
+      expect(listed.headers.get("access-control-expose-headers")).toBe("X-Next-Cursor");
 
       const boom = await fetch(`${server.url}/api/fn/boom`, {
         method: "POST",

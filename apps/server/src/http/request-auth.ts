@@ -23,6 +23,8 @@ export function apiGate(options: {
     origin: options.corsOrigins === true ? true : [...options.corsOrigins],
     credentials: true,
     maxAge: 600,
+    // Browser clients page through entity lists with this header.
+    exposedHeaders: ["X-Next-Cursor"],
   });
   const authenticate = async (req: Request, next: NextFunction): Promise<void> => {
     try {
