@@ -29,6 +29,10 @@ describe("agent API and MCP endpoint of the composed server", () => {
     expect(body.count).toBeGreaterThan(10);
     const page = body.results.find((entry) => entry.path === "policies/language");
     expect(page?.markdownUrl).toBe(`${server.url}/agent/v1/docs/read?path=policies/language`);
+    // Regression: every entry's human `url` answered 404.
+    const human = await fetch(page?.url ?? "");
+    expect(human.status).toBe(200);
+    expect(human.headers.get("content-type")).toMatch(/^text\/html/);
   });
 
   it("searches, reads and serves the skill; errors are envelopes", async () => {

@@ -1,3 +1,4 @@
+export { docsSiteRouter } from "./express/docs-site.js";
 export {
   type AgentRateLimitOptions,
   createAgentRateLimiter,

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { agentDocsTools, type DocsLibrary } from "@svc/agent-docs";
-import { agentApiRouter, createAgentRateLimiter } from "@svc/agent-docs/express";
+import { agentApiRouter, createAgentRateLimiter, docsSiteRouter } from "@svc/agent-docs/express";
 import { createMcpServer } from "@svc/mcp-server";
 import { mcpExpressHandler } from "@svc/mcp-server/express";
 import type { IRouter } from "express";
@@ -38,12 +38,15 @@ function serverVersion(): string {
 
 /**
  * Mounts the public, read-only agent surfaces beside the application API:
- * the agent API under `/agent/v1` and the stateless MCP endpoint at `/mcp`
- * serving the four documentation tools. Both are rate limited per address.
+ * the agent API under `/agent/v1`, the stateless MCP endpoint at `/mcp`
+ * serving the four documentation tools (both rate limited per address), and
+ * the human documentation pages under `/docs`.
  */
 export function registerAgentRoutes(app: IRouter, options: AgentRoutesOptions): void {
   const rateLimit = { windowMs: 60_000, limit: options.rateLimitPerMinute ?? 300 };
   app.use(agentApiRouter({ library: options.library, publicURL: options.publicURL, rateLimit }));
+  // The human pages the entries' `url` links to.
+  app.use(docsSiteRouter({ library: options.library }));
   const mcp = createMcpServer({
     name: "svc",
     title: "svc documentation",
