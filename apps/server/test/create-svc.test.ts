@@ -2,16 +2,17 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, symlinkSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { parseConfig, startServer } from "@svc/server";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { scaffold } from "../src/index.js";
-import { buildTestTemplates, tempDir, WORKSPACE_ROOT } from "./helpers.js";
+import { scaffold } from "create-svc";
+import { describe, expect, it } from "vitest";
+import { parseConfig } from "../src/config.js";
+import { startServer } from "../src/start-server.js";
+import { tempDir } from "./fixtures.js";
 
-let templates: Awaited<ReturnType<typeof buildTestTemplates>>;
-beforeAll(async () => {
-  templates = await buildTestTemplates();
-});
-afterAll(() => templates[Symbol.dispose]());
+// create-svc end to end: an app scaffolded from each starter (the templates
+// create-svc's build copied from examples/) boots on this server and answers
+// its functions. It lives here because packages never depend on apps.
+
+const WORKSPACE_ROOT = join(import.meta.dirname, "../../..");
 
 const FUNCTIONS_DIR = join(WORKSPACE_ROOT, "packages/functions");
 const fromFunctions = createRequire(join(FUNCTIONS_DIR, "package.json"));
@@ -60,7 +61,7 @@ describe("a scaffolded app", () => {
     async (smoke) => {
       using temp = tempDir();
       const appDir = join(temp.path, `${smoke.template}-app`);
-      await scaffold({ template: smoke.template, targetDir: appDir, templatesDir: templates.dir });
+      await scaffold({ template: smoke.template, targetDir: appDir });
       linkDependencies(appDir);
 
       const server = await startServer(
@@ -106,7 +107,7 @@ describe("a scaffolded app", () => {
     async (template) => {
       using temp = tempDir();
       const appDir = join(temp.path, "app");
-      await scaffold({ template, targetDir: appDir, templatesDir: templates.dir });
+      await scaffold({ template, targetDir: appDir });
       linkDependencies(appDir);
       const tsc = join(TYPESCRIPT_DIR, "bin", "tsc");
       const result = spawnSync(process.execPath, [tsc, "--noEmit", "-p", appDir], {
