@@ -5,7 +5,7 @@ export type BenchScope = "all" | "baselines" | "svc";
 export interface BenchOptions {
   /** Seconds of measured load per case (`BENCH_DURATION`, default 5). */
   readonly durationSeconds: number;
-  /** Seconds of unmeasured load before each case (`BENCH_WARMUP`, default 1). */
+  /** Seconds of unmeasured load before each case (`BENCH_WARMUP`, default 3). */
   readonly warmupSeconds: number;
   /** Concurrent keep-alive connections (`BENCH_CONNECTIONS`, default 32). */
   readonly connections: number;
@@ -53,7 +53,7 @@ export function readOptions(env: NodeJS.ProcessEnv): BenchOptions {
   }
   return {
     durationSeconds: readNumber(env, "BENCH_DURATION", 5, { min: 1, max: 600, integer: true }),
-    warmupSeconds: readNumber(env, "BENCH_WARMUP", 1, { min: 0, max: 60, integer: true }),
+    warmupSeconds: readNumber(env, "BENCH_WARMUP", 3, { min: 0, max: 60, integer: true }),
     connections: readNumber(env, "BENCH_CONNECTIONS", 32, { min: 1, max: 1024, integer: true }),
     scope: scopeRaw,
     strict: env.BENCH_STRICT === "1" || env.BENCH_STRICT === "true",
