@@ -23,6 +23,8 @@ export interface AppOptions {
   /** True when the database lives in memory (enables the dev reset endpoint). */
   inMemory: boolean;
   bodyLimitBytes: number;
+  /** express's `trust proxy` (client address for rate limits, protocol for links). Default false. */
+  trustProxy?: boolean | number | string;
   /** Milliseconds since the epoch. Default `Date.now`. */
   now?: () => number;
   /** The agent API and MCP endpoint; left out when undefined. */
@@ -52,6 +54,7 @@ export function createApp(options: AppOptions): App {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
+  app.set("trust proxy", options.trustProxy ?? false);
   // `/API/fn/x` must not reach a route past the /api gate's prefix check.
   app.set("case sensitive routing", true);
 

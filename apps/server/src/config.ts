@@ -45,6 +45,13 @@ const variables = {
   SVC_CSRF_ORIGINS: originList.optional(),
   SVC_PUBLIC_URL: z.url().optional(),
   SVC_DRAIN_SECS: z.coerce.number().min(0).max(3600).default(10),
+  SVC_TRUST_PROXY: z
+    .string()
+    .regex(
+      /^(true|false|\d{1,2}|[\w.:/-]+(\s*,\s*[\w.:/-]+)*)$/,
+      "must be true, false, a hop count, or a comma-separated list of proxy addresses",
+    )
+    .optional(),
   SVC_BODY_LIMIT_BYTES: z.coerce
     .number()
     .int()
@@ -78,6 +85,19 @@ export interface ServerConfig {
   readonly drainSeconds: number;
   /** Largest accepted request body; larger ones answer 413. */
   readonly bodyLimitBytes: number;
+  /**
+   * Which reverse proxies to believe about the client address and protocol
+   * (express's `trust proxy`): false (default), true, a hop count, or a list
+   * of addresses/subnets such as `loopback, 10.0.0.0/8`.
+   */
+  readonly trustProxy: boolean | number | string;
+}
+
+function parseTrustProxy(value: string | undefined): boolean | number | string {
+  if (value === undefined || value === "false") return false;
+  if (value === "true") return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value;
 }
 
 /**
@@ -117,5 +137,6 @@ export function parseConfig(env: Readonly<Record<string, string | undefined>>): 
     publicURL: vars.SVC_PUBLIC_URL,
     drainSeconds: vars.SVC_DRAIN_SECS,
     bodyLimitBytes: vars.SVC_BODY_LIMIT_BYTES,
+    trustProxy: parseTrustProxy(vars.SVC_TRUST_PROXY),
   };
 }

@@ -92,6 +92,7 @@ export async function startServer(
       corsOrigins,
       inMemory: database.inMemory,
       bodyLimitBytes: config.bodyLimitBytes,
+      trustProxy: config.trustProxy,
       agent: {
         library,
         publicURL: config.publicURL,

@@ -106,3 +106,25 @@ describe("agent API and MCP endpoint of the composed server", () => {
     }
   });
 });
+
+describe("behind a reverse proxy (SVC_TRUST_PROXY)", () => {
+  it.each([
+    ["loopback", "https:"],
+    ["false", "http:"],
+  ])("with SVC_TRUST_PROXY=%s links use %s", async (trust, expected) => {
+    using dir = tempDir();
+    const server = await startTestServer({
+      SVC_DB_PATH: `${dir.path}/data.db`,
+      SVC_TRUST_PROXY: trust,
+    });
+    try {
+      const response = await fetch(`${server.url}/agent/v1/docs`, {
+        headers: { "x-forwarded-proto": "https" },
+      });
+      const body = (await response.json()) as { results: { url: string }[] };
+      expect(new URL(body.results[0]?.url ?? "").protocol).toBe(expected);
+    } finally {
+      await server.close({ drainSeconds: 0 });
+    }
+  });
+});

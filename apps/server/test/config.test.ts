@@ -57,6 +57,23 @@ describe("parseConfig", () => {
     expect(config.corsOrigins).toEqual(["*"]);
   });
 
+  it.each([
+    [undefined, false],
+    ["false", false],
+    ["true", true],
+    ["1", 1],
+    ["loopback, 10.0.0.0/8", "loopback, 10.0.0.0/8"],
+  ])("reads SVC_TRUST_PROXY=%s as %j", (value, expected) => {
+    const env = { SVC_ADMIN_TOKEN: token, ...(value !== undefined && { SVC_TRUST_PROXY: value }) };
+    expect(parseConfig(env).trustProxy).toEqual(expected);
+  });
+
+  it("refuses a SVC_TRUST_PROXY that is not an address list", () => {
+    expect(variableOf({ SVC_ADMIN_TOKEN: token, SVC_TRUST_PROXY: "yes please; drop table" })).toBe(
+      "SVC_TRUST_PROXY",
+    );
+  });
+
   it("splits origin lists", () => {
     const config = parseConfig({
       SVC_ADMIN_TOKEN: token,
