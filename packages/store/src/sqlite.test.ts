@@ -1,8 +1,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { parseManifest } from "@svc/schema";
 import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
+import { createStore } from "./create-store.js";
 import { openSqlite } from "./sqlite.js";
 
 describe("openSqlite", () => {
@@ -29,6 +31,26 @@ describe("openSqlite", () => {
       expect(await pragma("synchronous")).toBe(1);
     } finally {
       await close();
+    }
+  });
+
+  it("creates entity tables as STRICT and WITHOUT ROWID", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "svc-sqlite-"));
+    dirs.push(dir);
+    const opened = openSqlite(join(dir, "data.db"));
+    try {
+      const manifest = parseManifest({
+        manifest_version: 1,
+        name: "t",
+        version: "1",
+        entities: [{ name: "Note", fields: [{ name: "text", type: "string" }] }],
+      });
+      await createStore({ ...opened, manifest }).migrate();
+      const { rows } = await sql<{ strict: number; wr: number }>`
+        select "strict", "wr" from pragma_table_list where name = 'Note'`.execute(opened.db);
+      expect(rows).toEqual([{ strict: 1, wr: 1 }]);
+    } finally {
+      await opened.close();
     }
   });
 });
