@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { relative } from "node:path";
 import { ConfigError, parseConfig } from "./config.js";
 import { startServer } from "./start-server.js";
 
@@ -23,6 +24,10 @@ async function main(): Promise<void> {
     console.log(
       `svc: ${server.manifest.name} listening on ${server.url}${config.devMode ? " (dev mode)" : ""}`,
     );
+    if (server.adminTokenFile !== undefined) {
+      console.log(`svc: admin token in ${relative(process.cwd(), server.adminTokenFile)}`);
+    }
+    console.log(`svc: agent API at ${server.url}/agent/v1/docs, MCP at ${server.url}/mcp`);
   } catch (error) {
     // Every boot problem svc itself detects (configuration, manifest,
     // policies, function files, migrations) carries a code and a message

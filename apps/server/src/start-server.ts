@@ -23,6 +23,8 @@ export interface RunningServer {
   readonly manifest: Manifest;
   /** The admin token in force (generated in dev mode when unset). */
   readonly adminToken: string;
+  /** Where the dev-mode admin token is kept; undefined when `SVC_ADMIN_TOKEN` is set. */
+  readonly adminTokenFile: string | undefined;
   /**
    * Stops accepting connections, waits for in-flight requests up to
    * `drainSeconds` (default `SVC_DRAIN_SECS`), then closes the database.
@@ -58,9 +60,9 @@ export async function startServer(
       "declares no auth.trustedOrigins; outside dev mode at least one trusted origin is required",
     );
   }
-  const adminToken =
-    config.adminToken ??
-    (await readOrCreateDevAdminToken(join(manifestDir, ".svc", "admin-token")));
+  const devTokenFile = join(manifestDir, ".svc", "admin-token");
+  const adminTokenFile = config.adminToken === undefined ? devTokenFile : undefined;
+  const adminToken = config.adminToken ?? (await readOrCreateDevAdminToken(devTokenFile));
 
   const database = await openDatabase(config, manifestDir);
   let store: Store;
@@ -110,6 +112,7 @@ export async function startServer(
       store,
       manifest,
       adminToken,
+      adminTokenFile,
       async close(options = {}) {
         const drainMs = (options.drainSeconds ?? config.drainSeconds) * 1000;
         const closed = new Promise<void>((resolveClose) => server.close(() => resolveClose()));

@@ -43,6 +43,7 @@ describe("dev mode", () => {
 
     const tokenFile = join(dir.path, ".svc", "admin-token");
     expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
+    expect(server.adminTokenFile).toBe(tokenFile);
     const token = readFileSync(tokenFile, "utf8").trim();
     expect(token).toBe(server.adminToken);
     expect(token).toMatch(/^[0-9a-f]{128}$/);
