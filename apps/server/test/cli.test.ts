@@ -16,15 +16,16 @@ async function cli(...argv: string[]): Promise<{ code: number; out: string; err:
   return { code, out, err };
 }
 
+/** `svc policy explain <entity> <action> --manifest <todo app> ...extra`. */
+function explainTodoApp(entity: string, action: string, ...extra: string[]) {
+  return cli("policy", "explain", entity, action, "--manifest", TODO_MANIFEST, ...extra);
+}
+
 describe("svc policy explain", () => {
   it("prints the rule, the SQL it compiles to and the verdict with what decided it", async () => {
-    const { code, out } = await cli(
-      "policy",
-      "explain",
+    const { code, out } = await explainTodoApp(
       "Todo",
       "read",
-      "--manifest",
-      TODO_MANIFEST,
       "--auth",
       '{"userId":"u1"}',
       "--data",
@@ -42,13 +43,9 @@ describe("svc policy explain", () => {
   });
 
   it("shows Postgres SQL and JSON on request", async () => {
-    const { code, out } = await cli(
-      "policy",
-      "explain",
+    const { code, out } = await explainTodoApp(
       "Todo",
       "read",
-      "--manifest",
-      TODO_MANIFEST,
       "--auth",
       '{"userId":"u1"}',
       "--dialect",
@@ -64,19 +61,12 @@ describe("svc policy explain", () => {
   });
 
   it("says an anonymous caller's read matches no row", async () => {
-    const { out } = await cli("policy", "explain", "Todo", "read", "--manifest", TODO_MANIFEST);
+    const { out } = await explainTodoApp("Todo", "read");
     expect(out).toContain("query: no row");
   });
 
   it("explains an entity without a rule for the action", async () => {
-    const { code, out } = await cli(
-      "policy",
-      "explain",
-      "List",
-      "insert",
-      "--manifest",
-      TODO_MANIFEST,
-    );
+    const { code, out } = await explainTodoApp("List", "insert");
     expect(code).toBe(0);
     expect(out).toContain("List.allowInsert: no rule");
   });

@@ -71,6 +71,7 @@ export function createFunctionRunner(options: FunctionRunnerOptions): FunctionRu
     entries.set(name, { name, definition, validate: createArgsValidator(definition.args) });
   }
   const names = Object.freeze([...entries.keys()].sort());
+  const requireMemberFor = membershipCheck(store);
 
   async function run(
     name: string,
@@ -109,7 +110,7 @@ export function createFunctionRunner(options: FunctionRunnerOptions): FunctionRu
     const base: BaseContext = {
       auth,
       error: raiseError,
-      requireMember: membershipCheck(store, auth),
+      requireMember: requireMemberFor(auth),
     };
     switch (definition.type) {
       case "query": {

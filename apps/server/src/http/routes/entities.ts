@@ -50,6 +50,15 @@ function parseListQuery(req: Request): QueryOptions {
   };
 }
 
+/** The parsed body as an object of field values, or 400 `INVALID_JSON`. */
+function fieldsOf(req: Request): Record<string, unknown> {
+  const body: unknown = req.body;
+  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    throw new ServerError("INVALID_JSON", "The request body must be a JSON object of fields.");
+  }
+  return body as Record<string, unknown>;
+}
+
 /**
  * REST access to entities, checked against the caller's access like every
  * other path: list (`X-Next-Cursor` carries the next page), create, read,
@@ -65,12 +74,9 @@ export function registerEntityRoutes(app: IRouter, store: Store, body: RequestHa
   });
 
   app.post("/api/entities/:entity", body, async (req, res) => {
-    const data: unknown = req.body;
-    if (data === null || typeof data !== "object" || Array.isArray(data)) {
-      throw new ServerError("INVALID_JSON", "The request body must be a JSON object of fields.");
-    }
+    const data = fieldsOf(req);
     const row = await store.transaction(authOf(req), (db) =>
-      db.insert(String(req.params.entity), data as Record<string, unknown>),
+      db.insert(String(req.params.entity), data),
     );
     res.status(201).json(row);
   });
@@ -85,12 +91,9 @@ export function registerEntityRoutes(app: IRouter, store: Store, body: RequestHa
   });
 
   app.patch("/api/entities/:entity/:id", body, async (req, res) => {
-    const patch: unknown = req.body;
-    if (patch === null || typeof patch !== "object" || Array.isArray(patch)) {
-      throw new ServerError("INVALID_JSON", "The request body must be a JSON object of fields.");
-    }
+    const patch = fieldsOf(req);
     const row = await store.transaction(authOf(req), (db) =>
-      db.update(String(req.params.entity), String(req.params.id), patch as Record<string, unknown>),
+      db.update(String(req.params.entity), String(req.params.id), patch),
     );
     res.json(row);
   });

@@ -1,11 +1,9 @@
-import type { AuthContext } from "@svc/store";
+import type { FunctionRunner } from "@svc/functions";
 import type { IRouter, RequestHandler } from "express";
 import { authOf } from "../request-auth.js";
 
 /** The part of the function runner the HTTP layer needs. */
-export interface FunctionCaller {
-  run(name: string, args: unknown, auth: AuthContext): Promise<unknown>;
-}
+export type FunctionCaller = Pick<FunctionRunner, "run">;
 
 /** `POST /api/fn/:name`: calls a server function with the JSON body as its arguments. */
 export function registerFunctionRoutes(
