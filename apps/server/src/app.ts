@@ -1,6 +1,11 @@
+import type { Auth } from "@svc/auth-core";
+import {
+  type AuthenticateOptions,
+  type AuthRouterOptions,
+  createAuthRouter,
+} from "@svc/auth-core/express";
 import type { Store } from "@svc/store";
 import express, { type NextFunction, type Request, type Response } from "express";
-import type { BearerResolver } from "./auth/resolve-bearer.js";
 import { ServerError, toErrorResponse } from "./errors.js";
 import { type AgentRoutesOptions, registerAgentRoutes } from "./http/agent-routes.js";
 import { jsonBody } from "./http/json-body.js";
@@ -15,11 +20,15 @@ import { registerOperationalRoutes, registerTestResetRoute } from "./http/routes
 export interface AppOptions {
   store: Store;
   functions: FunctionCaller;
-  /** Bearer resolvers in the spec's order. */
-  resolvers: readonly BearerResolver[];
+  /** How a request's caller is resolved: bearer resolvers in the spec's order, the session cookie. */
+  authenticate: AuthenticateOptions;
+  /** The auth endpoints (`/api/auth/...`); left out when undefined. */
+  auth?: { core: Auth; router: AuthRouterOptions };
   devMode: boolean;
   /** Origins allowed by CORS outside dev mode. */
   corsOrigins: readonly string[];
+  /** Origins trusted for cookie-authenticated changes outside dev mode. Default `corsOrigins`. */
+  csrfOrigins?: readonly string[];
   /** True when the database lives in memory (enables the dev reset endpoint). */
   inMemory: boolean;
   bodyLimitBytes: number;
@@ -63,8 +72,9 @@ export function createApp(options: AppOptions): App {
   // twice per request; the gate checks the prefix itself.
   app.use(
     apiGate({
-      resolvers: options.resolvers,
+      authenticate: options.authenticate,
       corsOrigins: options.devMode ? true : options.corsOrigins,
+      csrfOrigins: options.devMode ? true : (options.csrfOrigins ?? options.corsOrigins),
     }),
   );
   // Routes are registered flat, hottest first, with their full paths: each
@@ -74,8 +84,15 @@ export function createApp(options: AppOptions): App {
   registerFunctionRoutes(app, options.functions, body);
   registerEntityRoutes(app, options.store, body);
   registerBatchRoutes(app, options.store, body);
+  if (options.auth !== undefined) app.use(createAuthRouter(options.auth.core, options.auth.router));
   registerOperationalRoutes(app, { store: options.store, metrics, now, startedAt });
-  if (options.devMode && options.inMemory) registerTestResetRoute(app, options.store);
+  if (options.devMode && options.inMemory) {
+    const auth = options.auth?.core;
+    registerTestResetRoute(app, [
+      () => options.store.truncateAll(),
+      ...(auth === undefined ? [] : [() => auth.reset()]),
+    ]);
+  }
   if (options.agent !== undefined) registerAgentRoutes(app, options.agent);
 
   app.use((req: Request, _res: Response, next: NextFunction) => {
@@ -83,12 +100,15 @@ export function createApp(options: AppOptions): App {
   });
   const onInternalError = options.onInternalError ?? logInternalError;
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const { status, body: envelope, internal } = toErrorResponse(error);
+    const { status, body: envelope, headers, internal } = toErrorResponse(error);
     // Exposed 5xx errors (a failing function) keep their cause for the log.
     if (internal || status >= 500) onInternalError(error, req);
     if (res.headersSent) {
       res.end();
       return;
+    }
+    for (const [name, value] of Object.entries(headers)) {
+      res.append(name, typeof value === "string" ? value : [...value]);
     }
     res.status(status).json(envelope);
   });

@@ -1,16 +1,9 @@
 import { isIP } from "node:net";
+import { type AuthConfig, parseAuthConfig } from "@svc/auth-core";
+import { ConfigError } from "@svc/schema";
 import { z } from "zod";
 
-/** A configuration problem that stops the boot; `variable` names the culprit. */
-export class ConfigError extends Error {
-  override readonly name = "ConfigError";
-  readonly variable: string;
-
-  constructor(variable: string, message: string) {
-    super(`${variable}: ${message}`);
-    this.variable = variable;
-  }
-}
+export { ConfigError };
 
 const booleanVar = z
   .enum(["true", "false", "1", "0", "yes", "no", ""])
@@ -91,6 +84,8 @@ export interface ServerConfig {
    * of addresses/subnets such as `loopback, 10.0.0.0/8`.
    */
   readonly trustProxy: boolean | number | string;
+  /** Sessions, sign-in flows, email, CAPTCHA, cookies and rate limits (@svc/auth-core). */
+  readonly auth: AuthConfig;
 }
 
 function parseTrustProxy(value: string | undefined): boolean | number | string {
@@ -138,5 +133,6 @@ export function parseConfig(env: Readonly<Record<string, string | undefined>>): 
     drainSeconds: vars.SVC_DRAIN_SECS,
     bodyLimitBytes: vars.SVC_BODY_LIMIT_BYTES,
     trustProxy: parseTrustProxy(vars.SVC_TRUST_PROXY),
+    auth: parseAuthConfig(env, { devMode: vars.SVC_DEV_MODE, publicURL: vars.SVC_PUBLIC_URL }),
   };
 }

@@ -31,63 +31,6 @@ export class ServerError extends Error {
   }
 }
 
-/** The JSON body of every error response. */
-export interface ErrorEnvelope {
-  error: { code: string; message: string };
-}
-
-/** An error some svc package marked as safe to send (`expose: true`). */
-interface ExposedError {
-  code: string;
-  status: number;
-  message: string;
-}
-
-function isExposed(error: unknown): error is ExposedError {
-  if (!(error instanceof Error)) return false;
-  const candidate = error as Error & { code?: unknown; status?: unknown; expose?: unknown };
-  return (
-    candidate.expose === true &&
-    typeof candidate.code === "string" &&
-    typeof candidate.status === "number" &&
-    candidate.status >= 400 &&
-    candidate.status <= 599
-  );
-}
-
-/**
- * Maps any thrown value to a status and envelope. This is the only place
- * errors become HTTP: exposed errors keep their code, status and message;
- * everything else is a generic 500 (the caller logs the original).
- */
-export function toErrorResponse(error: unknown): {
-  status: number;
-  body: ErrorEnvelope;
-  internal: boolean;
-} {
-  if (isExposed(error)) {
-    return {
-      status: error.status,
-      body: { error: { code: error.code, message: error.message } },
-      internal: false,
-    };
-  }
-  // Express and its parsers signal client mistakes with http-errors objects
-  // (a numeric 4xx status but no svc code), e.g. a URIError for a path with
-  // broken percent-encoding: still the client's fault, never a 500.
-  const clientStatus = (error as { status?: unknown } | null)?.status;
-  if (typeof clientStatus === "number" && clientStatus >= 400 && clientStatus < 500) {
-    const code = error instanceof URIError ? "INVALID_PATH" : "BAD_REQUEST";
-    return {
-      status: 400,
-      body: { error: { code, message: serverErrorCodes[code].message } },
-      internal: false,
-    };
-  }
-  const fallback = serverErrorCodes.INTERNAL_ERROR;
-  return {
-    status: fallback.status,
-    body: { error: { code: "INTERNAL_ERROR", message: fallback.message } },
-    internal: true,
-  };
-}
+// Errors become HTTP in one place for every package: `toErrorResponse` in
+// @svc/schema. Re-exported so the server's modules import it from here.
+export { type ErrorBody, type ErrorResponse, toErrorResponse } from "@svc/schema";

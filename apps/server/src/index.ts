@@ -1,12 +1,7 @@
 export { type App, type AppOptions, createApp } from "./app.js";
-export {
-  adminTokenResolver,
-  type BearerResolver,
-  resolveAuthorization,
-} from "./auth/resolve-bearer.js";
 export { ConfigError, parseConfig, type ServerConfig } from "./config.js";
 export {
-  type ErrorEnvelope,
+  type ErrorBody,
   ServerError,
   type ServerErrorCode,
   serverErrorCodes,

@@ -3,13 +3,19 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { loadDocs } from "@svc/agent-docs";
+import { type AuthDatabase, createAuth } from "@svc/auth-core";
+import {
+  adminTokenResolver,
+  clearedSessionCookie,
+  SESSION_COOKIE,
+  sessionResolver,
+} from "@svc/auth-core/express";
 import { createFunctionRunner, loadFunctions } from "@svc/functions";
 import type { Manifest } from "@svc/schema";
 import { createStore, type Store } from "@svc/store";
 import { openPostgres } from "@svc/store/pg";
 import { openSqlite } from "@svc/store/sqlite";
 import { type AppOptions, createApp } from "./app.js";
-import { adminTokenResolver } from "./auth/resolve-bearer.js";
 import { ConfigError, type ServerConfig } from "./config.js";
 import { readOrCreateDevAdminToken } from "./dev-admin-token.js";
 import { loadManifestFile } from "./manifest-file.js";
@@ -32,13 +38,28 @@ export interface RunningServer {
   close(options?: { drainSeconds?: number }): Promise<void>;
 }
 
+/** The attached SQLite database holding auth-core's tables (`SVC_SESSION_DB`). */
+const AUTH_SCHEMA = "auth";
+
+/**
+ * Opens the application database. On Postgres the auth tables live in it
+ * too (every server shares sessions, codes and limits). On SQLite they live
+ * in `SVC_SESSION_DB` (in memory when unset), attached to the application
+ * connection so one transaction spans both.
+ */
 async function openDatabase(config: ServerConfig, manifestDir: string) {
   if (config.databaseURL !== undefined) {
-    return { ...openPostgres(config.databaseURL), inMemory: false };
+    const database = openPostgres(config.databaseURL);
+    const auth: AuthDatabase = { db: database.db, dialect: "postgres" };
+    return { ...database, auth, inMemory: false };
   }
   const path = config.dbPath ?? join(manifestDir, ".svc", "data.db");
   if (path !== ":memory:") await mkdir(dirname(resolve(path)), { recursive: true });
-  return { ...openSqlite(path), inMemory: path === ":memory:" };
+  const sessionPath = config.auth.sessionDbPath ?? ":memory:";
+  if (sessionPath !== ":memory:") await mkdir(dirname(resolve(sessionPath)), { recursive: true });
+  const database = openSqlite(path, { attach: { [AUTH_SCHEMA]: sessionPath } });
+  const auth: AuthDatabase = { db: database.db, dialect: "sqlite", schema: AUTH_SCHEMA };
+  return { ...database, auth, inMemory: path === ":memory:" };
 }
 
 /**
@@ -74,7 +95,20 @@ export async function startServer(
     throw error;
   }
   try {
-    await store.migrate();
+    const auth = createAuth({
+      store,
+      database: database.auth,
+      // svc's own variable when set; else the admin token, a secret every
+      // deployment already has (HKDF keeps the derived keys apart).
+      secret: config.auth.secret ?? adminToken,
+      devMode: config.devMode,
+      sessionLifetimeSecs: config.auth.sessionLifetimeSecs,
+      email: config.auth.email,
+      ...(config.auth.sms !== undefined && { sms: config.auth.sms }),
+      ...(config.auth.captcha !== undefined && { captcha: config.auth.captcha }),
+      ...(options.now !== undefined && { now: options.now }),
+    });
+    await store.migrate({ packages: [auth.migrations] });
     const functions = await loadFunctions(resolve(manifestDir, manifest.functions));
     const runner = createFunctionRunner({ store, functions });
     const library = await loadDocs();
@@ -89,7 +123,30 @@ export async function startServer(
     const app = createApp({
       store,
       functions: runner,
-      resolvers: [adminTokenResolver(adminToken)],
+      authenticate: {
+        // The spec's order: admin token, `pk.` API key and JWT (auth part 2), `svc_` session.
+        resolvers: [adminTokenResolver(adminToken), sessionResolver(auth)],
+        cookie: {
+          name: SESSION_COOKIE,
+          resolve: (token) => auth.resolveSession(token),
+          clear: () => clearedSessionCookie(config.auth.cookie),
+        },
+      },
+      auth: {
+        core: auth,
+        router: {
+          cookie: config.auth.cookie,
+          trustedOrigins: corsOrigins,
+          publicURL: config.publicURL,
+          rateLimit: config.auth.rateLimit
+            ? { ...(options.now !== undefined && { now: options.now }) }
+            : false,
+          ...(config.auth.email.magicCodeSubject !== undefined && {
+            magicCodeSubject: config.auth.email.magicCodeSubject,
+          }),
+        },
+      },
+      ...(config.csrfOrigins !== undefined && { csrfOrigins: config.csrfOrigins }),
       devMode: config.devMode,
       corsOrigins,
       inMemory: database.inMemory,

@@ -1,4 +1,5 @@
-import type { AuthContext, EntityReader, Store } from "@svc/store";
+import { type AuthContext, isWireError } from "@svc/schema";
+import type { EntityReader, Store } from "@svc/store";
 import { findDefinitionProblem } from "./check-definition.js";
 import type { ActionContext, BaseContext, MutationContext, QueryContext } from "./context.js";
 import type { FunctionDefinition, FunctionRegistry, FunctionType } from "./define-function.js";
@@ -177,15 +178,9 @@ function readOnly(reader: EntityReader): EntityReader {
 
 /** Errors a client may see pass through; anything else becomes `FUNCTION_FAILED`. */
 function toClientError(error: unknown, name: string): unknown {
-  if (isClientError(error)) return error;
+  if (isWireError(error)) return error;
   return new FunctionsError("FUNCTION_FAILED", {
     message: `Function ${name} failed.`,
     cause: error,
   });
-}
-
-function isClientError(error: unknown): boolean {
-  if (typeof error !== "object" || error === null) return false;
-  const { expose, status } = error as { expose?: unknown; status?: unknown };
-  return expose === true && typeof status === "number";
 }

@@ -1,19 +1,13 @@
-import type { FieldKind, Manifest } from "@svc/schema";
+import type { AuthContext, FieldKind, Manifest } from "@svc/schema";
 import type { CompareExpr, CompareOp, ExistsExpr, Expr, Span } from "./ast.js";
 import type { PolicyAction } from "./errors.js";
 
 /**
- * Who is asking, as a policy sees it. The store's `AuthContext` fits as is.
- * `auth.userId` is null for an anonymous caller.
+ * Who is asking, as a policy sees it: the part of @svc/schema's
+ * `AuthContext` a rule can read (`auth.userId` is null for an anonymous
+ * caller). A full `AuthContext` fits as is.
  */
-export interface PolicyAuth {
-  readonly userId: string | null;
-  readonly tenantId: string | null;
-  /** What `auth.hasRole('x')` looks in. */
-  readonly roles: readonly string[];
-  readonly isAdmin: boolean;
-  readonly isGuest: boolean;
-}
+export type PolicyAuth = Pick<AuthContext, "userId" | "tenantId" | "roles" | "isAdmin" | "isGuest">;
 
 /** A row as policies see it: field name to value; a missing key reads as null. */
 export type PolicyRow = Readonly<Record<string, unknown>>;

@@ -1,3 +1,14 @@
+export {
+  type AuthContext,
+  type AuthVia,
+  adminAuth,
+  anonymousAuth,
+  authContextSchema,
+  authViaSchema,
+  createAuthContext,
+  isRealSession,
+} from "./auth-context.js";
+export { ConfigError } from "./config-error.js";
 export { type AppDefinition, defineApp, type PolicyRules, policy } from "./dsl-app.js";
 export {
   Entity,
@@ -24,6 +35,7 @@ export {
   schemaErrorCodes,
 } from "./errors.js";
 export { assertValidId, generateId, isValidId } from "./ids.js";
+export { exceedsDepth, MAX_JSON_DEPTH } from "./json-depth.js";
 export {
   type EntityDef,
   entitySchema,
@@ -55,3 +67,10 @@ export {
   type TablePlan,
 } from "./plan.js";
 export { checkFieldValue, normalizeDatetime, type ValueCheck, type ValueIssue } from "./values.js";
+export {
+  type ErrorBody,
+  type ErrorResponse,
+  isWireError,
+  toErrorResponse,
+  type WireError,
+} from "./wire-error.js";

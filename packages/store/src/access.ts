@@ -6,9 +6,8 @@ import {
   type ExistsResolver,
   rulesFor,
 } from "@svc/policy-engine";
-import type { Manifest } from "@svc/schema";
+import type { AuthContext, Manifest } from "@svc/schema";
 import { type Expression, type SqlBool, sql } from "kysely";
-import type { AuthContext } from "./auth-context.js";
 import type { EntityModel } from "./entity-model.js";
 import type { Row } from "./types.js";
 

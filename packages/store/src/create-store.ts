@@ -1,8 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { type Manifest, planTables } from "@svc/schema";
+import { type AuthContext, adminAuth, type Manifest, planTables } from "@svc/schema";
 import { type Kysely, sql } from "kysely";
 import { createAccessControl } from "./access.js";
-import { type AuthContext, adminAuth } from "./auth-context.js";
 import type { EntityTables, StoreDialect } from "./database.js";
 import { databaseError } from "./driver-errors.js";
 import { buildEntityModels } from "./entity-model.js";
@@ -10,7 +9,14 @@ import { StoreError } from "./errors.js";
 import { migrateDatabase } from "./migrate.js";
 import { checkId } from "./prepare-write.js";
 import { authorize, findModel, type OperationContext, selectPage, selectRow } from "./read-ops.js";
-import type { ChangeEvent, ChangeListener, EntityReader, EntityWriter, Store } from "./types.js";
+import type {
+  ChangeEvent,
+  ChangeListener,
+  EntityReader,
+  EntityWriter,
+  FrameworkTransaction,
+  Store,
+} from "./types.js";
 import { deleteRow, insertRow, updateRow, type WriteContext } from "./write-ops.js";
 
 /** Options of `createStore`. */
@@ -146,10 +152,44 @@ export function createStore(options: CreateStoreOptions): Store {
     }
   };
 
+  async function runTransaction<T>(
+    auth: AuthContext,
+    work: (tx: FrameworkTransaction) => Promise<T>,
+  ): Promise<T> {
+    assertNotNested();
+    const events: ChangeEvent[] = [];
+    const state: { open: boolean; db?: Kysely<EntityTables> } = { open: true };
+    const thrown: { byWork?: unknown } = {};
+    let result: T;
+    try {
+      result = await insideTransaction.run(state, () =>
+        db.transaction().execute(async (trx) => {
+          state.db = trx;
+          const ctx: WriteContext = { db: trx, dialect, models, access, auth, events, now };
+          try {
+            return await work({ entities: createWriter(ctx, () => state.open), db: trx });
+          } catch (error) {
+            thrown.byWork = error;
+            throw error;
+          } finally {
+            state.open = false;
+          }
+        }),
+      );
+    } catch (error) {
+      // The caller's own error passes through; a failed begin or commit becomes a 500.
+      if ("byWork" in thrown && thrown.byWork === error) throw error;
+      throw databaseError(error);
+    }
+    if (events.length > 0) emit(Object.freeze(events));
+    return result;
+  }
+
   return {
     manifest,
     dialect,
-    migrate: () => migrateDatabase({ db, dialect, plan, now: clock() }),
+    migrate: (migrateOptions = {}) =>
+      migrateDatabase({ db, dialect, plan, now: clock(), packages: migrateOptions.packages }),
     reader: (auth: AuthContext) =>
       createReader({ db, dialect, models, access, auth }, assertNotNested),
     systemReader: () =>
@@ -168,38 +208,8 @@ export function createStore(options: CreateStoreOptions): Store {
         },
         () => undefined,
       ),
-    async transaction<T>(
-      auth: AuthContext,
-      work: (writer: EntityWriter) => Promise<T>,
-    ): Promise<T> {
-      assertNotNested();
-      const events: ChangeEvent[] = [];
-      const state: { open: boolean; db?: Kysely<EntityTables> } = { open: true };
-      const thrown: { byWork?: unknown } = {};
-      let result: T;
-      try {
-        result = await insideTransaction.run(state, () =>
-          db.transaction().execute(async (trx) => {
-            state.db = trx;
-            const ctx: WriteContext = { db: trx, dialect, models, access, auth, events, now };
-            try {
-              return await work(createWriter(ctx, () => state.open));
-            } catch (error) {
-              thrown.byWork = error;
-              throw error;
-            } finally {
-              state.open = false;
-            }
-          }),
-        );
-      } catch (error) {
-        // The caller's own error passes through; a failed begin or commit becomes a 500.
-        if ("byWork" in thrown && thrown.byWork === error) throw error;
-        throw databaseError(error);
-      }
-      if (events.length > 0) emit(Object.freeze(events));
-      return result;
-    },
+    transaction: (auth, work) => runTransaction(auth, (tx) => work(tx.entities)),
+    frameworkTransaction: runTransaction,
     onChange(listener: ChangeListener): () => void {
       listeners.add(listener);
       return () => {

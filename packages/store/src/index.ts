@@ -1,19 +1,27 @@
-export type { AccessDecision, AccessOperation } from "./access.js";
+// The caller type lives in @svc/schema; re-exported because every store call takes one.
 export {
   type AuthContext,
   adminAuth,
   anonymousAuth,
   createAuthContext,
-} from "./auth-context.js";
+} from "@svc/schema";
+export type { AccessDecision, AccessOperation } from "./access.js";
 export { type CreateStoreOptions, createStore } from "./create-store.js";
 export type { EntityTables, StoreDatabase, StoreDialect } from "./database.js";
 export { StoreError, type StoreErrorCode, storeErrorCodes } from "./errors.js";
+export type {
+  PackageMigration,
+  PackageMigrationContext,
+  PackageMigrations,
+} from "./package-migrations.js";
 export { DEFAULT_LIMIT, MAX_LIMIT } from "./query-options.js";
 export type {
   ChangeEvent,
   ChangeListener,
   EntityReader,
   EntityWriter,
+  FrameworkTransaction,
+  MigrateOptions,
   MigrationReport,
   Page,
   QueryOptions,

@@ -10,6 +10,7 @@ import {
 import { type ColumnDataType, type Expression, type Kysely, sql } from "kysely";
 import type { EntityTables, StoreDialect } from "./database.js";
 import { StoreError } from "./errors.js";
+import { applyPackageMigrations, type PackageMigrations } from "./package-migrations.js";
 import type { MigrationReport } from "./types.js";
 
 /** The table holding the plan the database was last migrated to. */
@@ -154,6 +155,8 @@ export interface MigrateOptions {
   readonly plan: TablePlan;
   /** Stamped into the schema table as the time of the change. */
   readonly now: Date;
+  /** Framework packages' own tables, migrated in the same transaction after the entities. */
+  readonly packages?: readonly PackageMigrations[];
 }
 
 /**
@@ -166,6 +169,7 @@ export async function migrateDatabase({
   dialect,
   plan,
   now,
+  packages = [],
 }: MigrateOptions): Promise<MigrationReport> {
   return db.transaction().execute(async (trx) => {
     // Two processes booting at once must not both apply the same steps.
@@ -205,6 +209,7 @@ export async function migrateDatabase({
         .onConflict((oc) => oc.column("id").doUpdateSet({ plan: text, applied_at: appliedAt }))
         .execute();
     }
+    applied.push(...(await applyPackageMigrations(trx, dialect, packages, now)));
     return { applied };
   });
 }

@@ -1,5 +1,5 @@
+import type { AuthContext } from "@svc/schema";
 import { checkFieldValue, generateId, isValidId } from "@svc/schema";
-import type { AuthContext } from "./auth-context.js";
 import type { EntityModel, FieldModel } from "./entity-model.js";
 import { nameForMessage, StoreError } from "./errors.js";
 import type { Row } from "./types.js";

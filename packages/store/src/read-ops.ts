@@ -1,6 +1,6 @@
+import type { AuthContext } from "@svc/schema";
 import type { ExpressionBuilder, Kysely } from "kysely";
 import type { AccessControl, AccessOperation, ReadFilter } from "./access.js";
-import type { AuthContext } from "./auth-context.js";
 import { encodeCursor } from "./cursor.js";
 import type { EntityTables, StoreDialect } from "./database.js";
 import type { EntityModel } from "./entity-model.js";

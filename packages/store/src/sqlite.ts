@@ -34,6 +34,21 @@ function withStatementCache(database: Database.Database): SqliteDatabase {
   };
 }
 
+const ATTACH_NAME = /^[a-z][a-z0-9_]{0,30}$/;
+
+/** Options of `openSqlite`. */
+export interface SqliteOptions {
+  /**
+   * Further databases to attach to the connection, schema name to file path
+   * (or `:memory:`). Framework packages keep their tables there (see
+   * `PackageMigrations.schema`), and one transaction spans every attached
+   * database. In WAL mode a commit is atomic within each file, not across
+   * files: a host crash (not a process crash) during a commit can keep one
+   * file's part and drop the other's.
+   */
+  readonly attach?: Readonly<Record<string, string>>;
+}
+
 /**
  * Opens (or creates) the SQLite database file at `path` for the store. The
  * parent directory must exist; creating it is the app's job.
@@ -47,12 +62,18 @@ function withStatementCache(database: Database.Database): SqliteDatabase {
  * loss or OS crash can drop the last few commits, and never corrupts the file.
  *
  * @example
- * const { db, dialect, close } = openSqlite(".svc/data.db");
+ * const { db, dialect, close } = openSqlite(".svc/data.db", { attach: { auth: ":memory:" } });
  * const store = createStore({ db, dialect, manifest });
  */
-export function openSqlite(path: string): StoreDatabase<"sqlite"> {
+export function openSqlite(path: string, options: SqliteOptions = {}): StoreDatabase<"sqlite"> {
   const database = new Database(path);
   database.pragma("journal_mode = WAL");
+  for (const [schema, file] of Object.entries(options.attach ?? {})) {
+    if (!ATTACH_NAME.test(schema)) throw new TypeError(`openSqlite: bad attach name ${schema}`);
+    // The file name is a bound parameter; the schema name was checked above.
+    database.prepare(`attach database ? as ${schema}`).run(file);
+    if (file !== ":memory:" && file !== "") database.pragma(`${schema}.journal_mode = WAL`);
+  }
   database.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   database.pragma("foreign_keys = ON");
   database.pragma("synchronous = NORMAL");

@@ -1,5 +1,7 @@
-import type { Manifest } from "@svc/schema";
-import type { AuthContext } from "./auth-context.js";
+import type { AuthContext, Manifest } from "@svc/schema";
+import type { Kysely } from "kysely";
+import type { EntityTables } from "./database.js";
+import type { PackageMigrations } from "./package-migrations.js";
 
 /**
  * A stored record as the API shows it: `id` plus the entity's fields, with
@@ -69,16 +71,35 @@ export interface MigrationReport {
   readonly applied: readonly string[];
 }
 
+/** What `migrate` brings up to date besides the manifest's entities. */
+export interface MigrateOptions {
+  /** Framework packages' own tables, migrated in the same transaction, after the entities. */
+  readonly packages?: readonly PackageMigrations[];
+}
+
+/**
+ * One transaction as framework code sees it: the policy-checked entity
+ * writer (writes to application entities go through it, so they are
+ * validated and raise change events) and the raw kysely transaction for the
+ * package's own tables. Both commit or roll back together.
+ */
+export interface FrameworkTransaction {
+  readonly entities: EntityWriter;
+  /** The transaction's kysely handle; use it only for your own package's tables. */
+  readonly db: Kysely<EntityTables>;
+}
+
 /** An entity store bound to one manifest and one database. */
 export interface Store {
   readonly manifest: Manifest;
   readonly dialect: "sqlite" | "postgres";
   /**
-   * Creates missing tables, columns and indexes. Throws a `SchemaError` with
-   * code `DESTRUCTIVE_MIGRATION` when the stored schema cannot be reached
-   * without losing data.
+   * Creates missing tables, columns and indexes, then applies the pending
+   * migrations of the framework packages given, all in one transaction.
+   * Throws a `SchemaError` with code `DESTRUCTIVE_MIGRATION` when the stored
+   * schema cannot be reached without losing data.
    */
-  migrate(): Promise<MigrationReport>;
+  migrate(options?: MigrateOptions): Promise<MigrationReport>;
   /** Reads outside a transaction. */
   reader(auth: AuthContext): EntityReader;
   /**
@@ -93,6 +114,15 @@ export interface Store {
    * after commit, in write order, as one batch.
    */
   transaction<T>(auth: AuthContext, work: (db: EntityWriter) => Promise<T>): Promise<T>;
+  /**
+   * `transaction` for framework packages: `work` also gets the kysely
+   * transaction, so a package writes its own tables (sessions, a change log,
+   * jobs) atomically with entity writes. Never hand `tx.db` to application code.
+   */
+  frameworkTransaction<T>(
+    auth: AuthContext,
+    work: (tx: FrameworkTransaction) => Promise<T>,
+  ): Promise<T>;
   /** Subscribes to committed changes; returns the unsubscribe function. */
   onChange(listener: ChangeListener): () => void;
   /** Resolves when the database answers a trivial query. */

@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { compilePolicies, explain, POLICY_ACTIONS, PolicyError } from "@svc/policy-engine";
-import { createAuthContext } from "@svc/store";
+import { authContextSchema, createAuthContext } from "@svc/schema";
 import { z } from "zod";
 import { ConfigError } from "../config.js";
 import { loadManifestFile } from "../manifest-file.js";
@@ -26,13 +26,8 @@ Options:
   --json               print the explanation as JSON
 `;
 
-const authInput = z.strictObject({
-  userId: z.string().nullable().optional(),
-  tenantId: z.string().nullable().optional(),
-  roles: z.array(z.string()).optional(),
-  isAdmin: z.boolean().optional(),
-  isGuest: z.boolean().optional(),
-});
+// The caller's fields from @svc/schema, each optional (the rest default to the anonymous caller's).
+const authInput = authContextSchema.unwrap().partial().strict();
 const rowInput = z.record(z.string(), z.unknown());
 
 class UsageError extends Error {}

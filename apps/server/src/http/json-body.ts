@@ -1,3 +1,4 @@
+import { exceedsDepth, MAX_JSON_DEPTH } from "@svc/schema";
 import express, {
   type NextFunction,
   type Request,
@@ -5,7 +6,6 @@ import express, {
   type Response,
 } from "express";
 import { ServerError } from "../errors.js";
-import { exceedsDepth, MAX_JSON_DEPTH } from "./json-depth.js";
 
 /**
  * JSON body parsing for the routes that read a body. Every content type is

@@ -1,24 +1,26 @@
-import type { AuthContext } from "@svc/store";
+import {
+  type AuthenticateOptions,
+  checkCsrf,
+  getAuth,
+  resolveRequestAuth,
+} from "@svc/auth-core/express";
 import cors from "cors";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import { type BearerResolver, resolveAuthorization } from "../auth/resolve-bearer.js";
 import { ServerError } from "../errors.js";
 
-const AUTH = Symbol("svc.auth");
-
-type RequestWithAuth = Request & { [AUTH]?: AuthContext };
-
 /**
- * The gate in front of every /api route, as one middleware: CORS (only
- * when the request carries an `Origin`; preflights end here), then the
- * caller, resolved once per request.
+ * The gate in front of every /api route, as one middleware: CORS (only when
+ * the request carries an `Origin`; preflights end here), then the caller,
+ * resolved once per request by @svc/auth-core (bearer, else session
+ * cookie), then the CSRF check for cookie-authenticated changes.
  */
 export function apiGate(options: {
-  resolvers: readonly BearerResolver[];
+  authenticate: AuthenticateOptions;
   /** `true` reflects any origin (dev mode); otherwise the allowed origins. */
   corsOrigins: true | readonly string[];
+  /** Origins trusted for cookie-authenticated changes; `true` trusts all (dev mode). */
+  csrfOrigins: true | readonly string[];
 }): RequestHandler {
-  const { resolvers } = options;
   const corsHandler = cors({
     origin: options.corsOrigins === true ? true : [...options.corsOrigins],
     credentials: true,
@@ -26,17 +28,13 @@ export function apiGate(options: {
     // Browser clients page through entity lists with this header.
     exposedHeaders: ["X-Next-Cursor"],
   });
-  const authenticate = async (req: Request, next: NextFunction): Promise<void> => {
-    try {
-      (req as RequestWithAuth)[AUTH] = await resolveAuthorization(
-        req.headers.authorization,
-        resolvers,
-      );
-    } catch (error) {
-      next(error);
-      return;
-    }
-    next();
+  const authenticate = (req: Request, res: Response, next: NextFunction): void => {
+    resolveRequestAuth(req, res, options.authenticate)
+      .then(() => {
+        checkCsrf(req, options.csrfOrigins);
+        next();
+      }, next)
+      .catch(next);
   };
   return (req: Request, res: Response, next: NextFunction) => {
     if (!req.url.startsWith("/api/")) {
@@ -44,22 +42,18 @@ export function apiGate(options: {
       return;
     }
     if (req.headers.origin === undefined) {
-      void authenticate(req, next);
+      authenticate(req, res, next);
       return;
     }
     corsHandler(req, res, (error?: unknown) => {
       if (error) next(error);
-      else void authenticate(req, next);
+      else authenticate(req, res, next);
     });
   };
 }
 
-/** The caller `authenticate` resolved for this request. */
-export function authOf(req: Request): AuthContext {
-  const auth = (req as RequestWithAuth)[AUTH];
-  if (auth === undefined) throw new Error("authenticate() must run before this route");
-  return auth;
-}
+/** The caller the gate resolved for this request (auth-core's `getAuth`). */
+export const authOf = getAuth;
 
 /** Lets only the admin token through. */
 export function requireAdmin(req: Request, _res: Response, next: NextFunction): void {

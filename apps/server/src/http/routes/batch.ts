@@ -1,3 +1,4 @@
+import { isWireError } from "@svc/schema";
 import type { Store } from "@svc/store";
 import type { IRouter, RequestHandler } from "express";
 import { z } from "zod";
@@ -22,7 +23,7 @@ const batchBody = z.strictObject({
 
 /** An error raised by one operation, re-labelled with its index. */
 function atOperation(index: number, error: unknown): unknown {
-  if (error instanceof Error && (error as { expose?: unknown }).expose === true) {
+  if (isWireError(error) && error instanceof Error) {
     error.message = `operations[${index}]: ${error.message}`;
   }
   return error;

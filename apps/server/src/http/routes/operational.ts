@@ -38,13 +38,17 @@ export function registerOperationalRoutes(
 }
 
 /**
- * `POST /api/__test__/reset`: empties every entity. Mounted only in dev mode
- * on in-memory storage, and answers loopback callers only.
+ * `POST /api/__test__/reset`: empties every entity and the framework
+ * packages' tables (sessions, codes, limits), through the `resets` given.
+ * Mounted only in dev mode on in-memory storage; loopback callers only.
  */
-export function registerTestResetRoute(app: IRouter, store: Store): void {
+export function registerTestResetRoute(
+  app: IRouter,
+  resets: readonly (() => Promise<void>)[],
+): void {
   app.post("/api/__test__/reset", async (req, res) => {
     if (!isLoopback(req)) throw new ServerError("LOOPBACK_ONLY");
-    await store.truncateAll();
+    for (const reset of resets) await reset();
     res.json({ reset: true });
   });
 }

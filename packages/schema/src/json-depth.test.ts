@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { exceedsDepth } from "../src/http/json-depth.js";
+import { exceedsDepth } from "./json-depth.js";
 
 function nested(depth: number): unknown {
   let value: unknown = 1;

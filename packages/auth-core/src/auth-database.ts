@@ -1,0 +1,24 @@
+import type { EntityTables, StoreDialect } from "@svc/store";
+import type { Kysely } from "kysely";
+import type { AuthTables } from "./tables.js";
+
+/**
+ * Where auth-core's tables are: a kysely instance on the application
+ * database (so account deletion can revoke sessions and delete the `User`
+ * row in one transaction), its dialect, and on SQLite the name of the
+ * attached database that holds the tables (`SVC_SESSION_DB`).
+ */
+export interface AuthDatabase {
+  /** The store's own kysely instance (`openSqlite` / `openPostgres`). */
+  readonly db: Kysely<EntityTables>;
+  readonly dialect: StoreDialect;
+  readonly schema?: string;
+}
+
+/** The kysely handle scoped to the auth tables' schema, for `db` or a transaction of it. */
+export function authTables(database: AuthDatabase, db?: Kysely<EntityTables>): Kysely<AuthTables> {
+  const base = (db ?? database.db) as unknown as Kysely<AuthTables>;
+  return database.schema !== undefined && database.dialect === "sqlite"
+    ? base.withSchema(database.schema)
+    : base;
+}

@@ -1,0 +1,86 @@
+import type { EntityTables, Store } from "@svc/store";
+import type { Kysely } from "kysely";
+import { type AuthDatabase, authTables } from "./auth-database.js";
+import { AuthError } from "./errors.js";
+import type { DevInbox, EmailSettings, SmsTransport } from "./outbound.js";
+import { hmacHex } from "./secrets.js";
+import { type ClientInfo, insertSession } from "./session-store.js";
+import type { AuthTables } from "./tables.js";
+import type { UserDirectory } from "./user-directory.js";
+
+/** What every sign-in flow shares; built once by `createAuth`. */
+export interface AuthRuntime {
+  readonly store: Store;
+  readonly database: AuthDatabase;
+  readonly users: UserDirectory;
+  readonly email: EmailSettings;
+  readonly sms: SmsTransport | undefined;
+  readonly devInbox: DevInbox | undefined;
+  readonly devMode: boolean;
+  readonly sessionLifetimeMs: number;
+  /** Keys the HMAC of one-time codes, so a leaked codes table yields no code. */
+  readonly codeKey: Buffer;
+  now(): number;
+}
+
+/** The JSON a sign-in answers: the token (once), the user and when the session ends. */
+export interface SignIn {
+  readonly token: string;
+  readonly user_id: string;
+  /** Unix seconds. */
+  readonly expires_at: number;
+}
+
+/** The auth tables through `db` (default: outside any transaction). */
+export function tablesOf(runtime: AuthRuntime, db?: Kysely<EntityTables>): Kysely<AuthTables> {
+  return authTables(runtime.database, db);
+}
+
+/** The HMAC a one-time code is stored and compared as, bound to its purpose and subject. */
+export function codeHash(
+  runtime: AuthRuntime,
+  purpose: string,
+  subject: string,
+  code: string,
+): string {
+  return hmacHex(runtime.codeKey, purpose, subject, code);
+}
+
+/** Creates a session and shapes the sign-in answer. */
+export async function signIn(
+  runtime: AuthRuntime,
+  input: {
+    userId: string;
+    isGuest?: boolean;
+    client?: ClientInfo | undefined;
+    db?: Kysely<EntityTables>;
+  },
+): Promise<SignIn> {
+  const { token, session } = await insertSession(tablesOf(runtime, input.db), {
+    userId: input.userId,
+    isGuest: input.isGuest ?? false,
+    now: runtime.now(),
+    lifetimeMs: runtime.sessionLifetimeMs,
+    client: input.client,
+  });
+  return { token, user_id: session.userId, expires_at: Math.floor(session.expiresAt / 1000) };
+}
+
+/**
+ * Sends an email through the configured transport, or the dev inbox in dev
+ * mode. With neither, the send fails with `EMAIL_SEND_FAILED` (the boot
+ * already warned).
+ */
+export async function deliverEmail(
+  runtime: AuthRuntime,
+  to: string,
+  content: { subject: string; body: string },
+): Promise<void> {
+  const transport = runtime.email.transport ?? runtime.devInbox;
+  if (transport === undefined) {
+    throw new AuthError("EMAIL_SEND_FAILED", {
+      cause: new Error("no email transport is configured (SVC_EMAIL_PROVIDER)"),
+    });
+  }
+  await transport.send({ to, from: runtime.email.from ?? "svc <no-reply@localhost>", ...content });
+}

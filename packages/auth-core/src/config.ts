@@ -1,0 +1,97 @@
+import { ConfigError } from "@svc/schema";
+import { z } from "zod";
+import { DEFAULT_SESSION_LIFETIME_SECS } from "./create-auth.js";
+import type { CookieSettings } from "./express/cookies.js";
+import {
+  type CaptchaVerifier,
+  type EmailSettings,
+  parseCaptchaConfig,
+  parseEmailConfig,
+  parseSmsConfig,
+  type SmsTransport,
+} from "./outbound.js";
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** auth-core's configuration, read from the environment by `parseAuthConfig`. */
+export interface AuthConfig {
+  /** `SVC_SESSION_DB`: the SQLite file for auth tables on the embedded database; in memory when unset. */
+  readonly sessionDbPath: string | undefined;
+  /** `SVC_SESSION_LIFETIME_SECS` (svc's addition): default 30 days. */
+  readonly sessionLifetimeSecs: number;
+  /** `SVC_AUTH_SECRET` (svc's addition): keys code HMACs; the server falls back to the admin token. */
+  readonly secret: string | undefined;
+  readonly cookie: CookieSettings;
+  /** `SVC_RATE_LIMIT`: false only for `off`. The per-email cooldown and attempt cap always apply. */
+  readonly rateLimit: boolean;
+  readonly email: EmailSettings;
+  readonly sms: SmsTransport | undefined;
+  readonly captcha: CaptchaVerifier | undefined;
+}
+
+const boolean = z
+  .enum(["true", "false", "1", "0", "yes", "no"])
+  .transform((value) => value === "true" || value === "1" || value === "yes");
+
+function read<T>(env: Env, name: string, schema: z.ZodType<T>): T | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return undefined;
+  const result = schema.safeParse(raw);
+  if (!result.success) throw new ConfigError(name, result.error.issues[0]?.message ?? "is invalid");
+  return result.data;
+}
+
+/**
+ * Parses auth-core's variables. Throws `ConfigError` naming the first
+ * invalid variable. `publicURL` decides the cookie's default `Secure`
+ * (true for an https address, and outside dev mode).
+ */
+export function parseAuthConfig(
+  env: Env,
+  options: { devMode: boolean; publicURL?: string | undefined; fetch?: typeof fetch },
+): AuthConfig {
+  const sameSite = read(
+    env,
+    "SVC_COOKIE_SAME_SITE",
+    z.enum(["lax", "strict", "none", "Lax", "Strict", "None"]),
+  );
+  const secureDefault = options.publicURL?.startsWith("https:") ?? !options.devMode;
+  const secure = read(env, "SVC_COOKIE_SECURE", boolean) ?? secureDefault;
+  const cookieSameSite = (sameSite?.toLowerCase() ?? "lax") as CookieSettings["sameSite"];
+  if (cookieSameSite === "none" && !secure) {
+    throw new ConfigError(
+      "SVC_COOKIE_SECURE",
+      "must be true when SVC_COOKIE_SAME_SITE is none (browsers drop the cookie otherwise)",
+    );
+  }
+  const domain = read(
+    env,
+    "SVC_COOKIE_DOMAIN",
+    z.string().regex(/^\.?[A-Za-z0-9.-]+$/, "must be a host name"),
+  );
+  const rateLimit = read(env, "SVC_RATE_LIMIT", z.enum(["on", "off"], "must be on or off"));
+  const fetchOption = options.fetch === undefined ? {} : { fetch: options.fetch };
+  return {
+    sessionDbPath: read(env, "SVC_SESSION_DB", z.string().min(1)),
+    sessionLifetimeSecs:
+      read(
+        env,
+        "SVC_SESSION_LIFETIME_SECS",
+        z.coerce
+          .number()
+          .int()
+          .min(60)
+          .max(400 * 24 * 3600),
+      ) ?? DEFAULT_SESSION_LIFETIME_SECS,
+    secret: read(
+      env,
+      "SVC_AUTH_SECRET",
+      z.string().min(32, "must be at least 32 characters (use 32 random bytes as hex)"),
+    ),
+    cookie: { sameSite: cookieSameSite, secure, ...(domain !== undefined && { domain }) },
+    rateLimit: rateLimit !== "off",
+    email: parseEmailConfig(env, { devMode: options.devMode, ...fetchOption }),
+    sms: parseSmsConfig(env),
+    captcha: parseCaptchaConfig(env, fetchOption),
+  };
+}

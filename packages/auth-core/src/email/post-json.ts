@@ -1,0 +1,52 @@
+/** A JSON POST to a provider, as every outbound transport makes it. */
+export interface JSONPost {
+  /** Provider name, used only in the failure description. */
+  readonly provider: string;
+  readonly url: URL;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: unknown;
+  readonly fetch: typeof fetch | undefined;
+  readonly timeoutMs: number;
+}
+
+/** The most of a provider's error answer kept for the log. */
+const MAX_RESPONSE_TEXT = 500;
+
+/**
+ * POSTs `body` as JSON and resolves when the provider answers 2xx. Any other
+ * outcome rejects with an `Error` meant to become the `cause` of the caller's
+ * `AuthError`: its message names the provider and the status only, while the
+ * provider's (truncated) answer sits in its own `cause` for the log, so no
+ * message ever carries provider text. Redirects are refused: following one
+ * would re-send the API key and the message to an address nobody configured.
+ */
+export async function postJSON(request: JSONPost): Promise<void> {
+  const fetchImpl = request.fetch ?? globalThis.fetch;
+  const response = await fetchImpl(request.url, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...request.headers },
+    body: JSON.stringify(request.body),
+    redirect: "error",
+    signal: AbortSignal.timeout(request.timeoutMs),
+  });
+  if (response.ok) {
+    // Drain the body so the connection can be reused.
+    await response.arrayBuffer().catch(() => undefined);
+    return;
+  }
+  const text = await response.text().catch(() => "");
+  throw new Error(`${request.provider} answered HTTP ${response.status}`, {
+    cause: { status: response.status, responseText: text.slice(0, MAX_RESPONSE_TEXT) },
+  });
+}
+
+/**
+ * `path` appended to `base`, keeping any path prefix the base has (a proxy
+ * at `https://mail.internal/resend` gets `/resend/emails`), which
+ * `new URL(path, base)` would drop.
+ */
+export function joinURL(base: string | URL, path: string): URL {
+  const url = new URL(base);
+  url.pathname = `${url.pathname.replace(/\/+$/, "")}/${path.replace(/^\/+/, "")}`;
+  return url;
+}

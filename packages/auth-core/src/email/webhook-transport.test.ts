@@ -1,0 +1,51 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { authErrorCodes } from "../errors.js";
+import { describeDeliveryFailures } from "./delivery-failure-contract.js";
+import type { EmailMessage } from "./email-transport.js";
+import { closeFakeServers, startFakeServer } from "./test-http-server.js";
+import { createWebhookTransport } from "./webhook-transport.js";
+
+const message: EmailMessage = {
+  to: "ada@example.com",
+  from: "auth@example.com",
+  subject: "Your sign-in code",
+  body: "Your sign-in code is 123456",
+};
+
+describe("createWebhookTransport", () => {
+  afterEach(closeFakeServers);
+
+  it("POSTs {to, from, subject, body} to the endpoint, with the key as a bearer token", async () => {
+    const server = await startFakeServer(() => ({ status: 204 }));
+    const transport = createWebhookTransport({
+      endpoint: `${server.url}/hooks/mail?tenant=a`,
+      apiKey: "whk_123",
+    });
+    await transport.send(message);
+
+    expect(transport.name).toBe("webhook");
+    const [request] = server.requests;
+    expect(request?.method).toBe("POST");
+    expect(request?.path).toBe("/hooks/mail?tenant=a");
+    expect(request?.headers.authorization).toBe("Bearer whk_123");
+    expect(request?.headers["content-type"]).toBe("application/json");
+    expect(JSON.parse(request?.body ?? "")).toEqual({
+      to: "ada@example.com",
+      from: "auth@example.com",
+      subject: "Your sign-in code",
+      body: "Your sign-in code is 123456",
+    });
+  });
+
+  it("sends no Authorization header without a key", async () => {
+    const server = await startFakeServer();
+    await createWebhookTransport({ endpoint: new URL("/hook", server.url) }).send(message);
+    expect(server.requests[0]?.headers.authorization).toBeUndefined();
+  });
+});
+
+describeDeliveryFailures("createWebhookTransport", {
+  message: authErrorCodes.EMAIL_SEND_FAILED.message,
+  deliver: ({ baseURL, apiKey, timeoutMs }) =>
+    createWebhookTransport({ endpoint: `${baseURL}/hook`, apiKey, timeoutMs }).send(message),
+});

@@ -1,0 +1,104 @@
+/**
+ * Every failure @svc/auth-core reports, keyed by a stable code, with the
+ * status and message the client sees. Codes and statuses named by the svc
+ * specification are kept exactly; the others are documented in the README.
+ */
+export const authErrorCodes = {
+  AUTH_REQUIRED: { status: 401, message: "This endpoint needs a signed-in session." },
+  UNAUTHORIZED: { status: 401, message: "This endpoint needs a signed-in session." },
+  INVALID_TOKEN: { status: 401, message: "The bearer token is not valid." },
+  SESSION_REQUIRED: {
+    status: 403,
+    message: "This endpoint needs a real session; guests and other credentials cannot use it.",
+  },
+  INVALID_JSON: { status: 400, message: "The request body is not valid JSON." },
+  PAYLOAD_TOO_LARGE: { status: 413, message: "The request body is too large." },
+  MISSING_EMAIL: { status: 400, message: "An email address is required." },
+  INVALID_EMAIL: { status: 400, message: "The email address is not valid." },
+  MISSING_CODE: { status: 400, message: "A code is required." },
+  INVALID_CODE: { status: 401, message: "The code is wrong, expired or already used." },
+  MISSING_PASSWORD: { status: 400, message: "A password is required." },
+  INVALID_PASSWORD: {
+    status: 400,
+    message: "The password must be between 10 and 256 characters long.",
+  },
+  INVALID_CREDENTIALS: { status: 401, message: "The email or password is wrong." },
+  EMAIL_IN_USE: { status: 409, message: "An account with this email address already exists." },
+  MISSING_PHONE: { status: 400, message: "A phone number is required." },
+  INVALID_PHONE: {
+    status: 400,
+    message: "The phone number must be in international form, e.g. +14155550100.",
+  },
+  INVALID_REDIRECT: {
+    status: 400,
+    message: "The redirect address is not one of the trusted origins.",
+  },
+  INVALID_LINK: { status: 401, message: "The sign-in link is wrong, expired or already used." },
+  RATE_LIMITED: { status: 429, message: "Too many requests; try again later." },
+  CAPTCHA_FAILED: { status: 400, message: "CAPTCHA verification failed" },
+  CSRF_FAILED: {
+    status: 403,
+    message: "The request's origin is not trusted for a cookie-authenticated change.",
+  },
+  USER_NOT_FOUND: { status: 404, message: "The session's user has no User row." },
+  USER_ENTITY_MISSING: {
+    status: 501,
+    message: "The application declares no User entity, so this sign-in method is unavailable.",
+  },
+  EMAIL_SEND_FAILED: { status: 500, message: "The email could not be sent; try again." },
+  SMS_NOT_CONFIGURED: { status: 501, message: "No SMS transport is configured." },
+  PERSIST_FAILED: {
+    status: 500,
+    message: "The User entity declares no emailVerified field, so verification cannot be stored.",
+  },
+  LOOPBACK_ONLY: { status: 403, message: "This endpoint answers loopback callers only." },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+/** A stable @svc/auth-core error code. */
+export type AuthErrorCode = keyof typeof authErrorCodes;
+
+/** Options of an `AuthError` beyond its code. */
+export interface AuthErrorOptions {
+  readonly message?: string;
+  /** Overrides the table's status where the spec leaves it to the endpoint (email verify's `INVALID_CODE`). */
+  readonly status?: number;
+  readonly cause?: unknown;
+  /** Extra body fields, e.g. `{ retry_after_secs: 42 }`. */
+  readonly details?: Readonly<Record<string, unknown>>;
+  readonly headers?: Readonly<Record<string, string | readonly string[]>>;
+}
+
+/**
+ * The single error class of @svc/auth-core; tell cases apart by `code`.
+ * Every instance is a wire error (see `isWireError` in @svc/schema): its
+ * message is written for the client and never holds a secret.
+ *
+ * @example
+ * throw new AuthError("RATE_LIMITED", { details: { retry_after_secs: 30 } });
+ */
+export class AuthError extends Error {
+  override readonly name = "AuthError";
+  readonly code: AuthErrorCode;
+  readonly status: number;
+  readonly expose = true as const;
+  readonly details: Readonly<Record<string, unknown>> | undefined;
+  readonly headers: Readonly<Record<string, string | readonly string[]>> | undefined;
+
+  constructor(code: AuthErrorCode, options: AuthErrorOptions = {}) {
+    super(options.message ?? authErrorCodes[code].message, { cause: options.cause });
+    this.code = code;
+    this.status = options.status ?? authErrorCodes[code].status;
+    this.details = options.details;
+    this.headers = options.headers;
+  }
+}
+
+/** A 429 `RATE_LIMITED` telling the client when to retry, in the body and in `Retry-After`. */
+export function rateLimited(retryAfterSeconds: number, message?: string): AuthError {
+  const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
+  return new AuthError("RATE_LIMITED", {
+    ...(message !== undefined && { message }),
+    details: { retry_after_secs: seconds },
+    headers: { "Retry-After": String(seconds) },
+  });
+}

@@ -1,0 +1,27 @@
+export {
+  type CookieSettings,
+  clearedSessionCookie,
+  readCookie,
+  SESSION_COOKIE,
+  sessionCookie,
+} from "./express/cookies.js";
+export { checkCsrf } from "./express/csrf.js";
+export { DatabaseRateLimitStore } from "./express/rate-limit-store.js";
+export {
+  DEFAULT_PER_ACCOUNT,
+  DEFAULT_PER_IP,
+  type LimitRule,
+  type RateLimitOptions,
+} from "./express/rate-limits.js";
+export {
+  type AuthenticateOptions,
+  adminTokenResolver,
+  authenticate,
+  type BearerResolver,
+  getAuth,
+  isCookieAuthenticated,
+  type RequestInfo,
+  resolveRequestAuth,
+  sessionResolver,
+} from "./express/request-auth.js";
+export { type AuthRouterOptions, authErrorHandler, createAuthRouter } from "./express/router.js";

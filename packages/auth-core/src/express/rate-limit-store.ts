@@ -1,0 +1,72 @@
+import type { ClientRateLimitInfo, Options, Store } from "express-rate-limit";
+import { sql } from "kysely";
+import type { AuthDatabase } from "../auth-database.js";
+
+/**
+ * An express-rate-limit store on auth-core's `svc_rate_limits` table:
+ * fixed windows, one upsert per hit, so every server on one Postgres (or
+ * every worker on one SQLite file) shares the counters.
+ */
+export class DatabaseRateLimitStore implements Store {
+  readonly localKeys = false;
+  readonly prefix: string;
+  #windowMs = 60_000;
+  readonly #database: AuthDatabase;
+  readonly #now: () => number;
+
+  constructor(database: AuthDatabase, options: { prefix: string; now?: () => number }) {
+    this.#database = database;
+    this.prefix = options.prefix;
+    this.#now = options.now ?? Date.now;
+  }
+
+  init(options: Options): void {
+    this.#windowMs = options.windowMs;
+  }
+
+  #table() {
+    const { schema, dialect } = this.#database;
+    return schema !== undefined && dialect === "sqlite"
+      ? sql`${sql.id(schema)}.${sql.id("svc_rate_limits")}`
+      : sql.id("svc_rate_limits");
+  }
+
+  // In an upsert, SQLite reads a bare column as the existing row's value;
+  // Postgres needs the table name to tell it from `excluded`.
+  #existing(column: "hits" | "reset_at") {
+    return this.#database.dialect === "postgres"
+      ? sql`${sql.id("svc_rate_limits")}.${sql.id(column)}`
+      : sql.id(column);
+  }
+
+  async increment(key: string): Promise<ClientRateLimitInfo> {
+    const now = this.#now();
+    const resetAt = now + this.#windowMs;
+    const id = this.prefix + key;
+    const hits = this.#existing("hits");
+    const reset = this.#existing("reset_at");
+    const result = await sql<{ hits: number; reset_at: number }>`
+      insert into ${this.#table()} (key, hits, reset_at) values (${id}, 1, ${resetAt})
+      on conflict (key) do update set
+        hits = case when ${reset} <= ${now} then 1 else ${hits} + 1 end,
+        reset_at = case when ${reset} <= ${now} then ${resetAt} else ${reset} end
+      returning hits, reset_at`.execute(this.#database.db);
+    const row = result.rows[0];
+    return {
+      totalHits: Number(row?.hits ?? 1),
+      resetTime: new Date(Number(row?.reset_at ?? resetAt)),
+    };
+  }
+
+  async decrement(key: string): Promise<void> {
+    await sql`update ${this.#table()} set hits = hits - 1 where key = ${this.prefix + key} and hits > 0`.execute(
+      this.#database.db,
+    );
+  }
+
+  async resetKey(key: string): Promise<void> {
+    await sql`delete from ${this.#table()} where key = ${this.prefix + key}`.execute(
+      this.#database.db,
+    );
+  }
+}

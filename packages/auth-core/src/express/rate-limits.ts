@@ -1,0 +1,72 @@
+import type { Request, RequestHandler } from "express";
+import { ipKeyGenerator, rateLimit } from "express-rate-limit";
+import type { AuthDatabase } from "../auth-database.js";
+import { rateLimited } from "../errors.js";
+import { DatabaseRateLimitStore } from "./rate-limit-store.js";
+
+/** One limit: at most `limit` requests per `windowMs`. */
+export interface LimitRule {
+  readonly limit: number;
+  readonly windowMs: number;
+}
+
+/** The sign-in limiter's settings; the defaults are documented in the README. */
+export interface RateLimitOptions {
+  readonly database: AuthDatabase;
+  /** Per client address, over every sign-in endpoint. Default 60 per minute. */
+  readonly perIp?: LimitRule;
+  /** Per email or phone number, on the endpoints that check a secret. Default 20 per 15 minutes. */
+  readonly perAccount?: LimitRule;
+  readonly now?: () => number;
+}
+
+export const DEFAULT_PER_IP: LimitRule = { limit: 60, windowMs: 60_000 };
+export const DEFAULT_PER_ACCOUNT: LimitRule = { limit: 20, windowMs: 15 * 60_000 };
+
+function limiter(
+  rule: LimitRule,
+  options: RateLimitOptions,
+  prefix: string,
+  key: (req: Request) => string | undefined,
+): RequestHandler {
+  return rateLimit({
+    windowMs: rule.windowMs,
+    limit: rule.limit,
+    standardHeaders: "draft-8",
+    legacyHeaders: false,
+    // Keys are computed here (IPv6 grouped by /56 through ipKeyGenerator).
+    validate: false,
+    store: new DatabaseRateLimitStore(options.database, {
+      prefix,
+      ...(options.now && { now: options.now }),
+    }),
+    skip: (req) => key(req) === undefined,
+    keyGenerator: (req) => key(req) ?? "",
+    handler: (req, _res, next) => {
+      const reset = (req as Request & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
+      const now = options.now?.() ?? Date.now();
+      next(
+        rateLimited(reset === undefined ? rule.windowMs / 1000 : (reset.getTime() - now) / 1000),
+      );
+    },
+  });
+}
+
+/** The two sign-in limiters: per client address, and per account named in the body. */
+export function createRateLimits(options: RateLimitOptions): {
+  perIp: RequestHandler;
+  perAccount: RequestHandler;
+} {
+  return {
+    perIp: limiter(options.perIp ?? DEFAULT_PER_IP, options, "ip:", (req) =>
+      ipKeyGenerator(req.ip ?? "unknown"),
+    ),
+    perAccount: limiter(options.perAccount ?? DEFAULT_PER_ACCOUNT, options, "account:", (req) => {
+      const body = req.body as Record<string, unknown> | undefined;
+      const account = body?.email ?? body?.phone;
+      return typeof account === "string" && account.trim() !== ""
+        ? account.trim().toLowerCase().slice(0, 320)
+        : undefined;
+    }),
+  };
+}

@@ -1,0 +1,156 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import { type AuthContext, adminAuth, anonymousAuth } from "@svc/schema";
+import type { NextFunction, Request, RequestHandler, Response } from "express";
+import type { Auth } from "../create-auth.js";
+import { AuthError } from "../errors.js";
+import { readCookie } from "./cookies.js";
+
+/** What a resolver may look at besides the token. */
+export interface RequestInfo {
+  /** The client address as express sees it (after `trust proxy`). */
+  readonly ip: string | undefined;
+  readonly userAgent: string | undefined;
+  /** The raw `Cookie` header. */
+  readonly cookie: string | undefined;
+}
+
+/**
+ * Turns a bearer token into a caller. Returns null when the token is not of
+ * this resolver's kind, so the next one is tried; throws an `AuthError` (or
+ * any wire error) when it is of its kind but invalid, so a bad API key or
+ * JWT is reported as such and never falls through to `INVALID_TOKEN`.
+ */
+export type BearerResolver = (
+  token: string,
+  request: RequestInfo,
+) => AuthContext | null | Promise<AuthContext | null>;
+
+// Symbol.for: two copies of this package in one process still agree.
+const AUTH = Symbol.for("@svc/auth-core.auth");
+const COOKIE_AUTH = Symbol.for("@svc/auth-core.cookie-auth");
+
+type RequestWithAuth = Request & { [AUTH]?: AuthContext; [COOKIE_AUTH]?: boolean };
+
+function digest(value: string): Buffer {
+  return createHash("sha256").update(value).digest();
+}
+
+/**
+ * Matches the admin token in constant time: both sides are hashed first, so
+ * the comparison never depends on the presented token's length.
+ */
+export function adminTokenResolver(adminToken: string): BearerResolver {
+  const expected = digest(adminToken);
+  return (token) => (timingSafeEqual(digest(token), expected) ? adminAuth : null);
+}
+
+/** Resolves `svc_` session tokens; an unknown, revoked or expired one is 401 `INVALID_TOKEN`. */
+export function sessionResolver(auth: Pick<Auth, "resolveSession">): BearerResolver {
+  return async (token) => {
+    if (!token.startsWith("svc_")) return null;
+    const caller = await auth.resolveSession(token);
+    if (caller === null) {
+      throw new AuthError("INVALID_TOKEN", {
+        message: "The session is unknown, expired or revoked.",
+      });
+    }
+    return caller;
+  };
+}
+
+/** Options of `authenticate`. */
+export interface AuthenticateOptions {
+  /** Bearer resolvers in the spec's order: admin token, `pk.` API key, JWT, `svc_` session. */
+  readonly resolvers: readonly BearerResolver[];
+  /**
+   * The session cookie, read when there is no `Authorization` header. A
+   * stale cookie makes the caller anonymous (and is cleared), never a 401:
+   * public pages must keep working for a browser holding an old cookie.
+   */
+  readonly cookie?: {
+    readonly name: string;
+    resolve(token: string): Promise<AuthContext | null>;
+    /** The `Set-Cookie` value that deletes the cookie. */
+    clear(): string;
+  };
+}
+
+function requestInfo(req: Request): RequestInfo {
+  return { ip: req.ip, userAgent: req.headers["user-agent"], cookie: req.headers.cookie };
+}
+
+/**
+ * Resolves the caller of a request from `Authorization: Bearer <token>` (no
+ * header: the session cookie, else anonymous). A malformed header, or a
+ * token no resolver accepts, is 401 `INVALID_TOKEN`. Run it once, before
+ * every route that reads `getAuth(req)`.
+ */
+export async function resolveRequestAuth(
+  req: Request,
+  res: Response,
+  options: AuthenticateOptions,
+): Promise<void> {
+  const target = req as RequestWithAuth;
+  const header = req.headers.authorization;
+  if (header === undefined || header === "") {
+    const token =
+      options.cookie === undefined
+        ? undefined
+        : readCookie(req.headers.cookie, options.cookie.name);
+    const caller = token === undefined ? null : await options.cookie?.resolve(token);
+    if (
+      token !== undefined &&
+      (caller === null || caller === undefined) &&
+      options.cookie !== undefined
+    ) {
+      res.append("Set-Cookie", options.cookie.clear());
+    }
+    target[AUTH] = caller ?? anonymousAuth;
+    target[COOKIE_AUTH] = caller !== null && caller !== undefined;
+    return;
+  }
+  const match = /^Bearer +(\S+) *$/i.exec(header);
+  const token = match?.[1];
+  if (token === undefined) {
+    throw new AuthError("INVALID_TOKEN", {
+      message: "The Authorization header must be `Bearer <token>`.",
+    });
+  }
+  const info = requestInfo(req);
+  for (const resolve of options.resolvers) {
+    const caller = await resolve(token, info);
+    if (caller !== null) {
+      target[AUTH] = caller;
+      target[COOKIE_AUTH] = false;
+      return;
+    }
+  }
+  throw new AuthError("INVALID_TOKEN");
+}
+
+/** `resolveRequestAuth` as express middleware. */
+export function authenticate(options: AuthenticateOptions): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    resolveRequestAuth(req, res, options).then(() => next(), next);
+  };
+}
+
+/**
+ * The caller `authenticate` resolved for this request: the one documented
+ * way for any router (auth, OAuth, billing, sync) to learn who calls.
+ * Throws when `authenticate` has not run, a wiring mistake.
+ *
+ * @example
+ * router.get("/api/thing", (req, res) => res.json({ me: getAuth(req).userId }));
+ */
+export function getAuth(req: Request): AuthContext {
+  const auth = (req as RequestWithAuth)[AUTH];
+  if (auth === undefined)
+    throw new Error("@svc/auth-core: authenticate() must run before getAuth(req)");
+  return auth;
+}
+
+/** Whether the caller was resolved from the session cookie (what CSRF protection guards). */
+export function isCookieAuthenticated(req: Request): boolean {
+  return (req as RequestWithAuth)[COOKIE_AUTH] === true;
+}

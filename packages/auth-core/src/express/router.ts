@@ -1,0 +1,229 @@
+import { toErrorResponse } from "@svc/schema";
+import express, {
+  type ErrorRequestHandler,
+  type NextFunction,
+  type Request,
+  type RequestHandler,
+  type Response,
+  type Router,
+} from "express";
+import type { SignIn } from "../auth-runtime.js";
+import type { Auth } from "../create-auth.js";
+import { AuthError } from "../errors.js";
+import { resolveRedirect } from "../flows/redirect-target.js";
+import type { ClientInfo } from "../session-store.js";
+import { type CookieSettings, clearedSessionCookie, sessionCookie } from "./cookies.js";
+import { authJsonBody, bodyOf } from "./json-body.js";
+import { createRateLimits, type LimitRule } from "./rate-limits.js";
+import { getAuth } from "./request-auth.js";
+
+/** Options of `createAuthRouter`. */
+export interface AuthRouterOptions {
+  readonly cookie: CookieSettings;
+  /** Origins a magic link may send the browser back to (besides the server's own). */
+  readonly trustedOrigins: readonly string[];
+  /** The server's public address (`SVC_PUBLIC_URL`) for links in emails; default the request's own. */
+  readonly publicURL?: string | undefined;
+  /** The sign-in rate limits; `false` turns them off (`SVC_RATE_LIMIT=off`). Default on. */
+  readonly rateLimit?: false | { perIp?: LimitRule; perAccount?: LimitRule; now?: () => number };
+  /** Largest accepted body. Default 64 KiB. */
+  readonly bodyLimitBytes?: number;
+  /** Overrides the magic-code email's subject (`SVC_AUTH_EMAIL_SUBJECT`). */
+  readonly magicCodeSubject?: string | undefined;
+}
+
+function isLoopback(req: Request): boolean {
+  // The socket's address, never a forwarded one: dev codes must not leak
+  // through a proxy that happens to run on the same machine.
+  const address = req.socket.remoteAddress ?? "";
+  return address === "::1" || address.startsWith("127.") || address.startsWith("::ffff:127.");
+}
+
+function clientOf(req: Request): ClientInfo {
+  return { ip: req.ip, userAgent: req.headers["user-agent"] };
+}
+
+function baseURLOf(req: Request, publicURL: string | undefined): string {
+  return publicURL ?? `${req.protocol}://${req.headers.host ?? "localhost"}`;
+}
+
+/**
+ * The auth endpoints of the svc spec as one express router (paths are
+ * absolute, `/api/auth/...`). It needs `authenticate` to have run (it reads
+ * `getAuth(req)`); mount `authErrorHandler()` after it unless the app has
+ * an error handler built on `toErrorResponse`.
+ *
+ * Order on the abuse-prone endpoints: JSON body, then the CAPTCHA gate
+ * (before any limiter, database or email work), then the per-IP and
+ * per-account limiters, then the flow.
+ */
+export function createAuthRouter(auth: Auth, options: AuthRouterOptions): Router {
+  const router = express.Router({ caseSensitive: true });
+  const body = authJsonBody(options.bodyLimitBytes ?? 64 * 1024);
+  const limits =
+    options.rateLimit === false
+      ? { perIp: passThrough, perAccount: passThrough }
+      : createRateLimits({ database: auth.database, ...options.rateLimit });
+  const captcha: RequestHandler = (req, _res, next) => {
+    if (auth.captcha === undefined) {
+      next();
+      return;
+    }
+    auth.captcha.verify(bodyOf(req).captchaToken, req.ip).then((ok: boolean) => {
+      next(ok ? undefined : new AuthError("CAPTCHA_FAILED"));
+    }, next);
+  };
+  const signedIn = (res: Response, result: SignIn): void => {
+    res.append("Set-Cookie", sessionCookie(result.token, auth.sessionLifetimeSecs, options.cookie));
+    res.json(result);
+  };
+  const devCode = (req: Request): boolean => auth.devMode && isLoopback(req);
+
+  router.post("/api/auth/guest", limits.perIp, async (req, res) => {
+    const result = await auth.createGuest(clientOf(req));
+    res.append("Set-Cookie", sessionCookie(result.token, auth.sessionLifetimeSecs, options.cookie));
+    res.json(result);
+  });
+  router.post(
+    "/api/auth/magic/send",
+    body,
+    captcha,
+    limits.perIp,
+    limits.perAccount,
+    async (req, res) => {
+      res.json(
+        await auth.sendMagicCode(bodyOf(req), {
+          exposeDevCode: devCode(req),
+          ...(options.magicCodeSubject !== undefined && { subject: options.magicCodeSubject }),
+        }),
+      );
+    },
+  );
+  router.post("/api/auth/magic/verify", body, limits.perIp, limits.perAccount, async (req, res) => {
+    signedIn(res, await auth.verifyMagicCode(bodyOf(req), clientOf(req)));
+  });
+  router.post(
+    "/api/auth/magic-link/send",
+    body,
+    captcha,
+    limits.perIp,
+    limits.perAccount,
+    async (req, res) => {
+      res.json(
+        await auth.sendMagicLink(bodyOf(req), {
+          baseURL: baseURLOf(req, options.publicURL),
+          trustedOrigins: options.trustedOrigins,
+          exposeDevCode: devCode(req),
+        }),
+      );
+    },
+  );
+  router.get("/api/auth/magic-link/verify", limits.perIp, async (req, res) => {
+    const query = req.query as Record<string, unknown>;
+    // Check the destination before the link is spent.
+    const callback =
+      typeof query.callback === "string"
+        ? resolveRedirect(query.callback, {
+            baseURL: baseURLOf(req, options.publicURL),
+            trustedOrigins: options.trustedOrigins,
+          })
+        : undefined;
+    const result = await auth.verifyMagicLink(
+      { email: query.email, token: query.token },
+      clientOf(req),
+    );
+    if (callback === undefined) {
+      signedIn(res, result);
+      return;
+    }
+    res.append("Set-Cookie", sessionCookie(result.token, auth.sessionLifetimeSecs, options.cookie));
+    res.redirect(303, callback);
+  });
+  router.post(
+    "/api/auth/magic-link/verify",
+    body,
+    limits.perIp,
+    limits.perAccount,
+    async (req, res) => {
+      signedIn(res, await auth.verifyMagicLink(bodyOf(req), clientOf(req)));
+    },
+  );
+  router.post("/api/auth/password/register", body, captcha, limits.perIp, async (req, res) => {
+    signedIn(res, await auth.registerPassword(bodyOf(req), clientOf(req)));
+  });
+  router.post(
+    "/api/auth/password/login",
+    body,
+    limits.perIp,
+    limits.perAccount,
+    async (req, res) => {
+      signedIn(res, await auth.loginPassword(bodyOf(req), clientOf(req)));
+    },
+  );
+  router.post(
+    "/api/auth/phone/send-code",
+    body,
+    captcha,
+    limits.perIp,
+    limits.perAccount,
+    async (req, res) => {
+      res.json(await auth.sendPhoneCode(bodyOf(req), { exposeDevCode: devCode(req) }));
+    },
+  );
+  router.post("/api/auth/phone/verify", body, limits.perIp, limits.perAccount, async (req, res) => {
+    signedIn(res, await auth.verifyPhoneCode(bodyOf(req), clientOf(req)));
+  });
+  router.post("/api/auth/email/send-verification", body, limits.perIp, async (req, res) => {
+    res.json(await auth.sendVerification(getAuth(req), { exposeDevCode: devCode(req) }));
+  });
+  router.post("/api/auth/email/verify", body, limits.perIp, async (req, res) => {
+    res.json(await auth.verifyEmail(getAuth(req), bodyOf(req)));
+  });
+  router.get("/api/auth/me", async (req, res) => {
+    res.json(await auth.me(getAuth(req)));
+  });
+  router.get("/api/auth/sessions", async (req, res) => {
+    res.json(await auth.listSessions(getAuth(req)));
+  });
+  router.delete("/api/auth/session", async (req, res) => {
+    const result = await auth.revokeSession(getAuth(req));
+    res.append("Set-Cookie", clearedSessionCookie(options.cookie));
+    res.json(result);
+  });
+  router.delete("/api/auth/sessions", async (req, res) => {
+    const result = await auth.revokeAllSessions(getAuth(req));
+    res.append("Set-Cookie", clearedSessionCookie(options.cookie));
+    res.json(result);
+  });
+  const inbox = auth.devInbox;
+  if (auth.devMode && inbox !== undefined) {
+    router.get("/api/__dev__/inbox", (req, res) => {
+      if (!isLoopback(req)) throw new AuthError("LOOPBACK_ONLY");
+      res.json({ messages: inbox.messages() });
+    });
+  }
+  return router;
+}
+
+const passThrough: RequestHandler = (_req, _res, next) => next();
+
+/**
+ * An error handler for apps that mount the auth router without svc's
+ * server: every error becomes the svc envelope with its status, extra body
+ * fields and headers; unexpected ones are logged and answered with a 500.
+ */
+export function authErrorHandler(
+  onInternalError: (error: unknown, req: Request) => void = (error) => console.error(error),
+): ErrorRequestHandler {
+  return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const response = toErrorResponse(error);
+    if (response.internal) onInternalError(error, req);
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    for (const [name, value] of Object.entries(response.headers))
+      res.append(name, value as string | string[]);
+    res.status(response.status).json(response.body);
+  };
+}

@@ -1,0 +1,124 @@
+import {
+  type AuthRuntime,
+  codeHash,
+  deliverEmail,
+  type SignIn,
+  signIn,
+  tablesOf,
+} from "../auth-runtime.js";
+import { type CodePurpose, consumeCode, issueCode } from "../code-store.js";
+import { AuthError, rateLimited } from "../errors.js";
+import { normalizeEmail, readCode } from "../normalize.js";
+import { magicCodeEmail } from "../outbound.js";
+import { newSixDigitCode } from "../secrets.js";
+import type { ClientInfo } from "../session-store.js";
+import { isoSeconds } from "../user-entity.js";
+
+/** The answer of a code send; `dev_code` only in dev mode for a loopback caller. */
+export interface CodeSent {
+  readonly sent: true;
+  readonly email: string;
+  readonly dev_code?: string;
+}
+
+/**
+ * Issues a fresh code for `(purpose, email)` and emails it. The cooldown
+ * (one send per email per 60 s) is checked and taken in one statement; when
+ * the transport fails the previous code and cooldown are restored, so the
+ * user can retry at once.
+ */
+export async function sendEmailCode(
+  runtime: AuthRuntime,
+  input: {
+    purpose: Extract<CodePurpose, "magic" | "verify">;
+    email: string;
+    content: (code: string) => { subject: string; body: string };
+    exposeDevCode: boolean;
+  },
+): Promise<CodeSent> {
+  const code = newSixDigitCode();
+  const issued = await issueCode(tablesOf(runtime), {
+    purpose: input.purpose,
+    subject: input.email,
+    codeHash: codeHash(runtime, input.purpose, input.email, code),
+    now: runtime.now(),
+  });
+  if (!issued.issued) {
+    throw rateLimited(
+      issued.retryAfterMs / 1000,
+      "A code was sent to this address less than a minute ago.",
+    );
+  }
+  try {
+    await deliverEmail(runtime, input.email, input.content(code));
+  } catch (error) {
+    await issued.revert();
+    throw error instanceof AuthError ? error : new AuthError("EMAIL_SEND_FAILED", { cause: error });
+  }
+  return {
+    sent: true,
+    email: input.email,
+    ...(runtime.devMode && input.exposeDevCode && { dev_code: code }),
+  };
+}
+
+/** Checks a code, turning the outcome into the spec's errors: 401/4xx `INVALID_CODE`, 429 once burned. */
+export async function checkEmailCode(
+  runtime: AuthRuntime,
+  input: { purpose: CodePurpose; subject: string; code: string; invalidStatus?: number },
+): Promise<void> {
+  const result = await consumeCode(tablesOf(runtime), {
+    purpose: input.purpose,
+    subject: input.subject,
+    candidateHash: codeHash(runtime, input.purpose, input.subject, input.code),
+    now: runtime.now(),
+  });
+  if (result.outcome === "accepted") return;
+  if (result.outcome === "burned") {
+    throw rateLimited(
+      result.retryAfterMs / 1000,
+      "Too many wrong codes; this code no longer works. Request a new one.",
+    );
+  }
+  throw new AuthError(
+    "INVALID_CODE",
+    input.invalidStatus === undefined ? {} : { status: input.invalidStatus },
+  );
+}
+
+/** `POST /api/auth/magic/send`. */
+export async function sendMagicCode(
+  runtime: AuthRuntime,
+  body: { email?: unknown },
+  options: { exposeDevCode: boolean; subject?: string | undefined },
+): Promise<CodeSent> {
+  const email = normalizeEmail(body.email);
+  runtime.users.require();
+  return sendEmailCode(runtime, {
+    purpose: "magic",
+    email,
+    content: (code) =>
+      magicCodeEmail(code, options.subject === undefined ? {} : { subject: options.subject }),
+    exposeDevCode: options.exposeDevCode,
+  });
+}
+
+/**
+ * `POST /api/auth/magic/verify`: consumes the code, creates the `User` row
+ * with `emailVerified` stamped when absent (or stamps an unverified one), and
+ * signs in.
+ */
+export async function verifyMagicCode(
+  runtime: AuthRuntime,
+  body: { email?: unknown; code?: unknown },
+  client: ClientInfo,
+): Promise<SignIn> {
+  const email = normalizeEmail(body.email);
+  const code = readCode(body.code);
+  runtime.users.require();
+  await checkEmailCode(runtime, { purpose: "magic", subject: email, code });
+  const user = await runtime.users.findOrCreate("email", email, {
+    verifiedAt: isoSeconds(runtime.now()),
+  });
+  return signIn(runtime, { userId: user.id, client });
+}

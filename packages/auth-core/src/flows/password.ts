@@ -1,0 +1,93 @@
+import { adminAuth, StoreError } from "@svc/store";
+import { type AuthRuntime, type SignIn, signIn, tablesOf } from "../auth-runtime.js";
+import { AuthError } from "../errors.js";
+import { normalizeEmail } from "../normalize.js";
+import {
+  hashPassword,
+  MAX_PASSWORD_LENGTH,
+  MIN_PASSWORD_LENGTH,
+  verifyDummyPassword,
+  verifyPassword,
+} from "../password-hash.js";
+import type { ClientInfo } from "../session-store.js";
+
+function readPassword(value: unknown): string {
+  if (value === undefined || value === null || value === "")
+    throw new AuthError("MISSING_PASSWORD");
+  if (typeof value !== "string") throw new AuthError("INVALID_PASSWORD");
+  // Length in code points, so an emoji counts once.
+  const length = [...value].length;
+  if (length < MIN_PASSWORD_LENGTH || length > MAX_PASSWORD_LENGTH) {
+    throw new AuthError("INVALID_PASSWORD");
+  }
+  return value;
+}
+
+/**
+ * `POST /api/auth/password/register`: creates the `User` row (unverified)
+ * and its password hash in one transaction, then signs in. An address that
+ * already has an account answers 409 `EMAIL_IN_USE`: setting a password on
+ * someone's magic-code account would hand it to whoever asked.
+ */
+export async function registerPassword(
+  runtime: AuthRuntime,
+  body: { email?: unknown; password?: unknown },
+  client: ClientInfo,
+): Promise<SignIn> {
+  const email = normalizeEmail(body.email);
+  const password = readPassword(body.password);
+  runtime.users.require();
+  if ((await runtime.users.findByField("email", email)) !== null)
+    throw new AuthError("EMAIL_IN_USE");
+  // argon2 runs before the transaction: it takes tens of milliseconds.
+  const hash = await hashPassword(password);
+  try {
+    return await runtime.store.frameworkTransaction(adminAuth, async (tx) => {
+      const user = await tx.entities.insert("User", { email });
+      await tablesOf(runtime, tx.db)
+        .insertInto("svc_passwords")
+        .values({ user_id: user.id, hash, updated_at: runtime.now() })
+        .execute();
+      return signIn(runtime, { userId: user.id, client, db: tx.db });
+    });
+  } catch (error) {
+    if (error instanceof StoreError && error.code === "UNIQUE_VIOLATION") {
+      throw new AuthError("EMAIL_IN_USE");
+    }
+    throw error;
+  }
+}
+
+/**
+ * `POST /api/auth/password/login`. Unknown email, account without a
+ * password and wrong password all answer the same 401
+ * `INVALID_CREDENTIALS`, and take the same time (a dummy argon2 verify).
+ */
+export async function loginPassword(
+  runtime: AuthRuntime,
+  body: { email?: unknown; password?: unknown },
+  client: ClientInfo,
+): Promise<SignIn> {
+  const email = normalizeEmail(body.email);
+  if (body.password === undefined || body.password === null || body.password === "") {
+    throw new AuthError("MISSING_PASSWORD");
+  }
+  const password = typeof body.password === "string" ? body.password : "";
+  runtime.users.require();
+  const user = await runtime.users.findByField("email", email);
+  const stored =
+    user === null
+      ? undefined
+      : await tablesOf(runtime)
+          .selectFrom("svc_passwords")
+          .select("hash")
+          .where("user_id", "=", user.id)
+          .executeTakeFirst();
+  const tooLong = [...password].length > MAX_PASSWORD_LENGTH;
+  const ok =
+    user !== null && stored !== undefined && password !== "" && !tooLong
+      ? await verifyPassword(stored.hash, password)
+      : await verifyDummyPassword(tooLong ? "" : password);
+  if (!ok || user === null) throw new AuthError("INVALID_CREDENTIALS");
+  return signIn(runtime, { userId: user.id, client });
+}

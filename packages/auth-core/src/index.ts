@@ -1,0 +1,64 @@
+export type { AuthDatabase } from "./auth-database.js";
+export type { SignIn } from "./auth-runtime.js";
+export { CODE_TTL_MS, type CodePurpose, MAX_ATTEMPTS, SEND_COOLDOWN_MS } from "./code-store.js";
+export { type AuthConfig, parseAuthConfig } from "./config.js";
+export {
+  type Auth,
+  type AuthOptions,
+  createAuth,
+  DEFAULT_SESSION_LIFETIME_SECS,
+  type MeResponse,
+  type SessionInfo,
+} from "./create-auth.js";
+export {
+  AuthError,
+  type AuthErrorCode,
+  type AuthErrorOptions,
+  authErrorCodes,
+  rateLimited,
+} from "./errors.js";
+export type { CodeSent } from "./flows/magic-code.js";
+export type { LinkTargets } from "./flows/magic-link.js";
+export { resolveRedirect } from "./flows/redirect-target.js";
+export { normalizeEmail, normalizePhone } from "./normalize.js";
+export {
+  type CaptchaProvider,
+  type CaptchaVerifier,
+  createCaptchaVerifier,
+  createDevInbox,
+  createPostmarkTransport,
+  createResendTransport,
+  createSendGridTransport,
+  createSmsWebhookTransport,
+  createWebhookTransport,
+  type DevInbox,
+  type DevMessage,
+  type EmailMessage,
+  type EmailSettings,
+  type EmailTransport,
+  magicCodeEmail,
+  magicLinkEmail,
+  parseCaptchaConfig,
+  parseEmailConfig,
+  parseSmsConfig,
+  type SmsMessage,
+  type SmsTransport,
+  verificationEmail,
+} from "./outbound.js";
+export {
+  hashPassword,
+  MAX_PASSWORD_LENGTH,
+  MIN_PASSWORD_LENGTH,
+  verifyPassword,
+} from "./password-hash.js";
+export type { ClientInfo, SessionRecord } from "./session-store.js";
+export {
+  type AuthTables,
+  authMigrations,
+  authTableNames,
+  type CodesTable,
+  type PasswordsTable,
+  type RateLimitsTable,
+  type SessionsTable,
+} from "./tables.js";
+export { checkUserEntity, type UserEntityInfo } from "./user-entity.js";

@@ -1,0 +1,41 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { describeDeliveryFailures } from "../email/delivery-failure-contract.js";
+import { closeFakeServers, startFakeServer } from "../email/test-http-server.js";
+import { createSmsWebhookTransport } from "./sms-transport.js";
+
+describe("createSmsWebhookTransport", () => {
+  afterEach(closeFakeServers);
+
+  it("POSTs {to, body} to the endpoint, with the key as a bearer token", async () => {
+    const server = await startFakeServer();
+    const transport = createSmsWebhookTransport({ endpoint: `${server.url}/sms`, apiKey: "sms_key" });
+    await transport.sendSms({ to: "+14155550100", body: "Your sign-in code is 123456" });
+
+    expect(transport.name).toBe("sms-webhook");
+    const [request] = server.requests;
+    expect(request?.method).toBe("POST");
+    expect(request?.path).toBe("/sms");
+    expect(request?.headers.authorization).toBe("Bearer sms_key");
+    expect(request?.headers["content-type"]).toBe("application/json");
+    expect(JSON.parse(request?.body ?? "")).toEqual({
+      to: "+14155550100",
+      body: "Your sign-in code is 123456",
+    });
+  });
+
+  it("sends no Authorization header without a key", async () => {
+    const server = await startFakeServer();
+    await createSmsWebhookTransport({ endpoint: server.url }).sendSms({ to: "+1415555010", body: "x" });
+    expect(server.requests[0]?.headers.authorization).toBeUndefined();
+  });
+});
+
+describeDeliveryFailures("createSmsWebhookTransport", {
+  // Same code as email, reworded so the client is not told an email failed.
+  message: "The text message could not be sent; try again.",
+  deliver: ({ baseURL, apiKey, timeoutMs }) =>
+    createSmsWebhookTransport({ endpoint: `${baseURL}/sms`, apiKey, timeoutMs }).sendSms({
+      to: "+14155550100",
+      body: "Your sign-in code is 123456",
+    }),
+});

@@ -1,0 +1,69 @@
+import { DEFAULT_EMAIL_TIMEOUT_MS } from "../email/email-transport.js";
+import { postJSON } from "../email/post-json.js";
+import { AuthError } from "../errors.js";
+
+/** One text message; `to` is an E.164 phone number such as `+14155550100`. */
+export interface SmsMessage {
+  readonly to: string;
+  readonly body: string;
+}
+
+/**
+ * Something that delivers an `SmsMessage`: the SMS webhook or the dev inbox.
+ * `sendSms` rejects with `AuthError("EMAIL_SEND_FAILED")` carrying an
+ * SMS-worded message when the message could not be handed over.
+ */
+export interface SmsTransport {
+  /** Short name for logs, e.g. `sms-webhook`. */
+  readonly name: string;
+  sendSms(message: SmsMessage): Promise<void>;
+}
+
+/** Options of `createSmsWebhookTransport`. */
+export interface SmsWebhookTransportOptions {
+  /** The address that receives the POST (`SVC_SMS_ENDPOINT`). */
+  readonly endpoint: string | URL;
+  /** Sent as `Authorization: Bearer <apiKey>` when set (`SVC_SMS_API_KEY`). */
+  readonly apiKey?: string | undefined;
+  /** The fetch to use; default the global one. */
+  readonly fetch?: typeof fetch | undefined;
+  /** Milliseconds before the send is abandoned; default 10 000. */
+  readonly timeoutMs?: number | undefined;
+}
+
+/** The message a failed text send answers with; the code table's wording is about email. */
+const SMS_FAILED_MESSAGE = "The text message could not be sent; try again.";
+
+/**
+ * The SMS transport svc has: POSTs `{to, body}` as JSON to `endpoint`, where
+ * the deployment's own service (or a Twilio-style relay) sends the text. Any
+ * 2xx counts as delivered.
+ *
+ * @example
+ * const sms = createSmsWebhookTransport({ endpoint: "https://sms.internal/send", apiKey: "k" });
+ * await sms.sendSms({ to: "+14155550100", body: "Your code is 123456" });
+ */
+export function createSmsWebhookTransport(options: SmsWebhookTransportOptions): SmsTransport {
+  const url = new URL(options.endpoint);
+  const headers: Record<string, string> =
+    options.apiKey === undefined ? {} : { Authorization: `Bearer ${options.apiKey}` };
+  return {
+    name: "sms-webhook",
+    async sendSms(message: SmsMessage): Promise<void> {
+      try {
+        await postJSON({
+          provider: "sms webhook",
+          url,
+          headers,
+          body: { to: message.to, body: message.body },
+          fetch: options.fetch,
+          timeoutMs: options.timeoutMs ?? DEFAULT_EMAIL_TIMEOUT_MS,
+        });
+      } catch (cause) {
+        // EMAIL_SEND_FAILED is the table's one delivery-failure code; the
+        // message is reworded so the client is not told an email failed.
+        throw new AuthError("EMAIL_SEND_FAILED", { message: SMS_FAILED_MESSAGE, cause });
+      }
+    },
+  };
+}
