@@ -12,6 +12,8 @@ export interface CaseSpec {
   readonly path: string;
   readonly body?: string;
   readonly target?: { readonly baseline: BaselineId; readonly ratio: number };
+  /** Which credential the svc case sends. Default the admin token. */
+  readonly auth?: "admin" | "session";
   /** Returns why a probe answer is wrong, or undefined when it is right. */
   readonly check: (body: unknown) => string | undefined;
 }
@@ -81,6 +83,18 @@ export const svcCases: readonly CaseSpec[] = [
     path: "/api/fn/ping",
     body: "{}",
     target: { baseline: "B", ratio: 0.9 },
+    check: expectJSON({ pong: true }),
+  },
+  {
+    // The same call as case 2 with a user's `svc_` session instead of the
+    // admin token: what resolving a session costs (a hash and a key lookup).
+    id: "4",
+    label: "svc POST /api/fn/ping with a session token",
+    method: "POST",
+    path: "/api/fn/ping",
+    body: "{}",
+    auth: "session",
+    target: { baseline: "2", ratio: 0.9 },
     check: expectJSON({ pong: true }),
   },
   {

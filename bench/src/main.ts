@@ -24,6 +24,7 @@ import {
   type SvcServer,
   seedItems,
   serverMainPath,
+  signInBenchUser,
   startSvc,
 } from "./svc.js";
 
@@ -32,7 +33,7 @@ let tempDir: string | undefined;
 
 // Each svc case runs right after the baseline it is held to, so a change in
 // the machine's load during the run skews its ratio as little as possible.
-const ORDER = ["A", "B", "1", "2", "C", "3"] as const;
+const ORDER = ["A", "B", "1", "2", "4", "C", "3"] as const;
 
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -104,7 +105,9 @@ async function measure(
 /** Starts the svc server, seeds the items and reads them back; the reason on failure. */
 async function setUpSvc(
   dir: string,
-): Promise<{ svc: SvcServer; rows: ItemRow[] } | { failure: string }> {
+): Promise<
+  { svc: SvcServer; rows: ItemRow[]; session: Record<string, string> } | { failure: string }
+> {
   if (!existsSync(serverMainPath())) {
     return { failure: `${serverMainPath()} is missing; run pnpm -F @svc/server build` };
   }
@@ -113,7 +116,8 @@ async function setUpSvc(
     process.stderr.write(`starting the svc server and seeding ${ITEM_COUNT} items...\n`);
     svc = await startSvc({ port: await getFreePort(), dir, token: createAdminToken() });
     await seedItems(svc, makeItems(ITEM_COUNT));
-    return { svc, rows: await fetchItems(svc, ITEM_COUNT) };
+    const session = await signInBenchUser(svc);
+    return { svc, rows: await fetchItems(svc, ITEM_COUNT), session };
   } catch (error) {
     process.stderr.write(`svc server: ${message(error)}\n`);
     await svc?.server.stop();
@@ -178,7 +182,8 @@ async function run(dir: string, options: BenchOptions): Promise<CaseOutcome[]> {
         continue;
       }
       try {
-        outcomes.push(await measure(setup.svc.server, spec, setup.svc.headers, options));
+        const headers = spec.auth === "session" ? setup.session : setup.svc.headers;
+        outcomes.push(await measure(setup.svc.server, spec, headers, options));
       } catch (error) {
         outcomes.push(failed(spec, message(error)));
       }

@@ -1,7 +1,10 @@
 import type { LoadResult } from "./load.js";
 
-/** The baselines, by letter. */
-export type BaselineId = "A" | "B" | "C";
+/**
+ * What an svc case is held to: a baseline by letter, or another svc case
+ * (the session-authenticated call against the same call with the admin token).
+ */
+export type BaselineId = "A" | "B" | "C" | "2";
 
 /** A measured case, or why it could not be measured. */
 export interface CaseOutcome {

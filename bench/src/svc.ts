@@ -24,7 +24,24 @@ export function createAdminToken(): string {
 /** What a running svc server needs from the bench. */
 export interface SvcServer {
   readonly server: ServerProcess;
+  /** The admin token's headers. */
   readonly headers: Readonly<Record<string, string>>;
+}
+
+/**
+ * Registers a bench user with a password and returns the headers of its
+ * `svc_` session, for the session-authenticated case.
+ */
+export async function signInBenchUser(svc: SvcServer): Promise<Record<string, string>> {
+  const answer = await call(svc, "POST", "/api/auth/password/register", {
+    email: "bench@example.com",
+    password: randomBytes(16).toString("hex"),
+  });
+  const token = (answer as { token?: unknown } | null)?.token;
+  if (typeof token !== "string" || !token.startsWith("svc_")) {
+    throw new Error(`password register did not answer a session token: ${JSON.stringify(answer)}`);
+  }
+  return { authorization: `Bearer ${token}`, "content-type": "application/json" };
 }
 
 /** Starts `node apps/server/dist/main.js` on `port` with a database under `dir`. */

@@ -10,12 +10,13 @@ import { loginPassword, registerPassword } from "./flows/password.js";
 import { sendPhoneCode, verifyPhoneCode } from "./flows/phone-code.js";
 import type { CaptchaVerifier, DevInbox, EmailSettings, SmsTransport } from "./outbound.js";
 import { deriveKey } from "./secrets.js";
+import { SessionCache } from "./session-cache.js";
 import {
   type ClientInfo,
   deleteSession,
   deleteUserSessions,
-  findSession,
   listUserSessions,
+  sessionFinder,
 } from "./session-store.js";
 import { authMigrations, authTableNames } from "./tables.js";
 import { createUserDirectory } from "./user-directory.js";
@@ -164,6 +165,9 @@ export function createAuth(options: AuthOptions): Auth {
     now: options.now ?? Date.now,
   };
   const tables = () => tablesOf(runtime);
+  const findSession = sessionFinder(tables());
+  // Only where this process is the sole writer of the sessions table.
+  const cache = options.database.dialect === "sqlite" ? new SessionCache() : undefined;
 
   return {
     migrations: authMigrations(options.database.schema),
@@ -173,8 +177,11 @@ export function createAuth(options: AuthOptions): Auth {
     devMode: runtime.devMode,
     database: options.database,
     async resolveSession(token) {
-      const session = await findSession(tables(), token, runtime.now());
-      if (session === null) return null;
+      const now = runtime.now();
+      const cached = cache?.get(token);
+      const session = cached ?? (await findSession(token, now));
+      if (session === null || session.expiresAt <= now) return null;
+      if (cached === undefined) cache?.set(token, session);
       return createAuthContext({
         userId: session.userId,
         isGuest: session.isGuest,
@@ -215,11 +222,14 @@ export function createAuth(options: AuthOptions): Auth {
     async revokeSession(auth) {
       const { sessionId } = requireSession(auth);
       await deleteSession(tables(), sessionId);
+      cache?.forget(sessionId);
       return { revoked: true };
     },
     async revokeAllSessions(auth) {
       const { userId } = requireSession(auth);
-      return { revoked: await deleteUserSessions(tables(), userId) };
+      const revoked = await deleteUserSessions(tables(), userId);
+      cache?.forgetUser(userId);
+      return { revoked };
     },
     async listSessions(auth) {
       const { userId, sessionId } = requireSession(auth);
@@ -236,6 +246,7 @@ export function createAuth(options: AuthOptions): Auth {
     },
     async reset() {
       for (const table of authTableNames) await tables().deleteFrom(table).execute();
+      cache?.clear();
     },
   };
 }

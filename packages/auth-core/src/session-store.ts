@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import { CompiledQuery, type Kysely } from "kysely";
 import { newSessionToken, sha256Hex } from "./secrets.js";
 import type { AuthTables, SessionsTable } from "./tables.js";
 
@@ -66,19 +66,24 @@ export async function insertSession(
   return { token, session: toRecord(row) };
 }
 
-/** The live session a token names, or null when unknown, revoked or expired. */
-export async function findSession(
+/**
+ * Builds the lookup of the live session a token names (null when unknown,
+ * revoked or expired). It runs on every authenticated request, so its SQL
+ * is compiled once and only the parameter changes: building and compiling
+ * the query per call cost more than the indexed read itself.
+ */
+export function sessionFinder(
   db: Kysely<AuthTables>,
-  token: string,
-  now: number,
-): Promise<SessionRecord | null> {
-  const row = await db
-    .selectFrom("svc_sessions")
-    .selectAll()
-    .where("id", "=", sha256Hex(token))
-    .executeTakeFirst();
-  if (row === undefined || Number(row.expires_at) <= now) return null;
-  return toRecord(row);
+): (token: string, now: number) => Promise<SessionRecord | null> {
+  const compiled = db.selectFrom("svc_sessions").selectAll().where("id", "=", "").compile();
+  return async (token, now) => {
+    const { rows } = await db.executeQuery<SessionsTable>(
+      CompiledQuery.raw(compiled.sql, [sha256Hex(token)]),
+    );
+    const row = rows[0];
+    if (row === undefined || Number(row.expires_at) <= now) return null;
+    return toRecord(row);
+  };
 }
 
 /** Deletes one session; resolves with whether it existed. */

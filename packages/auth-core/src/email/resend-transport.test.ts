@@ -37,7 +37,9 @@ describe("createResendTransport", () => {
 
   it("keeps the path prefix of a base URL", async () => {
     const server = await startFakeServer();
-    await createResendTransport({ apiKey: "k", baseURL: `${server.url}/proxy/resend/` }).send(message);
+    await createResendTransport({ apiKey: "k", baseURL: `${server.url}/proxy/resend/` }).send(
+      message,
+    );
     expect(server.requests[0]?.path).toBe("/proxy/resend/emails");
   });
 

@@ -86,7 +86,8 @@ export function recordingFetch(status = 200): { fetch: typeof fetch; urls: strin
   const urls: string[] = [];
   const fetchImpl: typeof fetch = async (input) => {
     urls.push(input instanceof Request ? input.url : String(input));
-    return new Response("{}", { status });
+    // 204 and its kin may not carry a body.
+    return new Response([204, 205, 304].includes(status) ? null : "{}", { status });
   };
   return { fetch: fetchImpl, urls };
 }

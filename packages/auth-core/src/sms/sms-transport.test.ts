@@ -8,7 +8,10 @@ describe("createSmsWebhookTransport", () => {
 
   it("POSTs {to, body} to the endpoint, with the key as a bearer token", async () => {
     const server = await startFakeServer();
-    const transport = createSmsWebhookTransport({ endpoint: `${server.url}/sms`, apiKey: "sms_key" });
+    const transport = createSmsWebhookTransport({
+      endpoint: `${server.url}/sms`,
+      apiKey: "sms_key",
+    });
     await transport.sendSms({ to: "+14155550100", body: "Your sign-in code is 123456" });
 
     expect(transport.name).toBe("sms-webhook");
@@ -25,7 +28,10 @@ describe("createSmsWebhookTransport", () => {
 
   it("sends no Authorization header without a key", async () => {
     const server = await startFakeServer();
-    await createSmsWebhookTransport({ endpoint: server.url }).sendSms({ to: "+1415555010", body: "x" });
+    await createSmsWebhookTransport({ endpoint: server.url }).sendSms({
+      to: "+1415555010",
+      body: "x",
+    });
     expect(server.requests[0]?.headers.authorization).toBeUndefined();
   });
 });
