@@ -28,6 +28,13 @@ describe("the svc-server process", () => {
     ["SVC_CORS_ORIGIN", { SVC_CORS_ORIGIN: "*" }],
     ["SVC_PORT", { SVC_PORT: "-1" }],
     ["SVC_MANIFEST", { SVC_MANIFEST: "/nonexistent/svc.json" }],
+    ["SVC_COOKIE_SAME_SITE", { SVC_COOKIE_SAME_SITE: "sometimes" }],
+    ["SVC_COOKIE_SECURE", { SVC_COOKIE_SAME_SITE: "none", SVC_COOKIE_SECURE: "false" }],
+    ["SVC_AUTH_SECRET", { SVC_AUTH_SECRET: "short" }],
+    ["SVC_RATE_LIMIT", { SVC_RATE_LIMIT: "maybe" }],
+    ["SVC_EMAIL_PROVIDER", { SVC_EMAIL_PROVIDER: "carrier-pigeon" }],
+    ["SVC_EMAIL_FROM", { SVC_EMAIL_PROVIDER: "resend", SVC_EMAIL_API_KEY: "re_x" }],
+    ["SVC_CAPTCHA_PROVIDER", { SVC_CAPTCHA_PROVIDER: "nocaptcha", SVC_CAPTCHA_SECRET: "s" }],
   ])("refuses to boot on a bad %s with one line naming it", async (variable, env) => {
     const { code, stderr } = await start(env).exited;
     expect(code).toBe(1);
@@ -47,6 +54,21 @@ describe("the svc-server process", () => {
       },
     ],
     ["a function file that fails to load", "functions/broken.mjs", { brokenFunction: true }],
+    [
+      "a User entity without a unique email",
+      "User.email",
+      { user: [{ name: "email", type: "string" }] },
+    ],
+    [
+      "a User entity with a required field sign-in cannot fill",
+      "User.nickname",
+      {
+        user: [
+          { name: "email", type: "string", unique: true },
+          { name: "nickname", type: "string" },
+        ],
+      },
+    ],
   ])("refuses to boot on %s with one line naming it", async (_label, named, variant) => {
     using dir = tempDir();
     const manifest = {
@@ -54,7 +76,10 @@ describe("the svc-server process", () => {
       name: "bad",
       version: "0",
       auth: { trustedOrigins: ["http://localhost:5173"] },
-      entities: [{ name: "Note", fields: [{ name: "text", type: "string" }] }],
+      entities: [
+        { name: "Note", fields: [{ name: "text", type: "string" }] },
+        ...("user" in variant ? [{ name: "User", fields: variant.user }] : []),
+      ],
       policies: "policies" in variant ? variant.policies : [],
     };
     writeFileSync(join(dir.path, "svc.json"), JSON.stringify(manifest));
