@@ -1,7 +1,8 @@
 import type { EntityTables, Store } from "@svc/store";
 import type { Kysely } from "kysely";
 import { type AuthDatabase, authTables } from "./auth-database.js";
-import { AuthError } from "./errors.js";
+import { type CodePurpose, issueCode } from "./code-store.js";
+import { AuthError, rateLimited } from "./errors.js";
 import type { DevInbox, EmailSettings, SmsTransport } from "./outbound.js";
 import { hmacHex } from "./secrets.js";
 import { type ClientInfo, insertSession } from "./session-store.js";
@@ -83,4 +84,37 @@ export async function deliverEmail(
     });
   }
   await transport.send({ to, from: runtime.email.from ?? "svc <no-reply@localhost>", ...content });
+}
+
+/**
+ * Issues a one-time secret for `(purpose, subject)` and delivers it. The
+ * cooldown (one send per subject per 60 s) is checked and taken in one
+ * statement; when delivery fails, the previous secret and cooldown are
+ * restored, so the user can retry at once, and the failure is
+ * `EMAIL_SEND_FAILED` (500).
+ */
+export async function issueAndDeliver(
+  runtime: AuthRuntime,
+  input: {
+    purpose: CodePurpose;
+    subject: string;
+    secret: string;
+    deliver: () => Promise<void>;
+    /** The 429 message while the cooldown runs. */
+    cooldownMessage: string;
+  },
+): Promise<void> {
+  const issued = await issueCode(tablesOf(runtime), {
+    purpose: input.purpose,
+    subject: input.subject,
+    codeHash: codeHash(runtime, input.purpose, input.subject, input.secret),
+    now: runtime.now(),
+  });
+  if (!issued.issued) throw rateLimited(issued.retryAfterMs / 1000, input.cooldownMessage);
+  try {
+    await input.deliver();
+  } catch (error) {
+    await issued.revert();
+    throw error instanceof AuthError ? error : new AuthError("EMAIL_SEND_FAILED", { cause: error });
+  }
 }

@@ -178,10 +178,10 @@ export function createAuth(options: AuthOptions): Auth {
     database: options.database,
     async resolveSession(token) {
       const now = runtime.now();
-      const cached = cache?.get(token);
+      const cached = cache?.get(token, now);
       const session = cached ?? (await findSession(token, now));
       if (session === null || session.expiresAt <= now) return null;
-      if (cached === undefined) cache?.set(token, session);
+      if (cached === undefined) cache?.set(token, session, now);
       return createAuthContext({
         userId: session.userId,
         isGuest: session.isGuest,

@@ -4,43 +4,52 @@ import type { SessionRecord } from "./session-store.js";
 const CAPACITY = 10_000;
 
 /**
+ * How long an entry is trusted. Revocations through this process drop
+ * their entries at once; the bound only matters when another process
+ * shares the `SVC_SESSION_DB` file and revokes there.
+ */
+export const SESSION_CACHE_TTL_MS = 1000;
+
+/**
  * Resolved sessions by token, for the embedded SQLite deployment, where this
- * process is the only writer of the sessions table: every revocation goes
- * through `forget` / `forgetUser` here, so a revoked session is refused at
- * once while a live one costs a map lookup instead of a query. On Postgres,
+ * process is normally the only writer of the sessions table: every
+ * revocation through `Auth` calls `forget` / `forgetUser`, so a revoked
+ * session is refused at once, while a live one costs a map lookup instead of
+ * a query. Entries also expire after `SESSION_CACHE_TTL_MS`. On Postgres,
  * where another server may revoke, there is no cache (see `createAuth`).
  */
 export class SessionCache {
-  readonly #entries = new Map<string, SessionRecord>();
+  readonly #entries = new Map<string, { record: SessionRecord; cachedAt: number }>();
 
-  get(token: string): SessionRecord | undefined {
-    const record = this.#entries.get(token);
-    if (record !== undefined) {
-      // Re-insert: Map iteration order is insertion order, so the oldest key is the LRU one.
-      this.#entries.delete(token);
-      this.#entries.set(token, record);
-    }
-    return record;
+  /** The cached session for `token`, unless older than `SESSION_CACHE_TTL_MS` at `now`. */
+  get(token: string, now: number): SessionRecord | undefined {
+    const entry = this.#entries.get(token);
+    if (entry === undefined) return undefined;
+    this.#entries.delete(token);
+    if (now - entry.cachedAt >= SESSION_CACHE_TTL_MS || now < entry.cachedAt) return undefined;
+    // Re-insert: Map iteration order is insertion order, so the oldest key is the LRU one.
+    this.#entries.set(token, entry);
+    return entry.record;
   }
 
-  set(token: string, record: SessionRecord): void {
+  set(token: string, record: SessionRecord, now: number): void {
     if (this.#entries.size >= CAPACITY) {
       const oldest = this.#entries.keys().next();
       if (oldest.done !== true) this.#entries.delete(oldest.value);
     }
-    this.#entries.set(token, record);
+    this.#entries.set(token, { record, cachedAt: now });
   }
 
   /** Drops the session with this id (its token is not known here). */
   forget(sessionId: string): void {
-    for (const [token, record] of this.#entries) {
-      if (record.id === sessionId) this.#entries.delete(token);
+    for (const [token, entry] of this.#entries) {
+      if (entry.record.id === sessionId) this.#entries.delete(token);
     }
   }
 
   forgetUser(userId: string): void {
-    for (const [token, record] of this.#entries) {
-      if (record.userId === userId) this.#entries.delete(token);
+    for (const [token, entry] of this.#entries) {
+      if (entry.record.userId === userId) this.#entries.delete(token);
     }
   }
 

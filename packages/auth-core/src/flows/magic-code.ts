@@ -2,11 +2,12 @@ import {
   type AuthRuntime,
   codeHash,
   deliverEmail,
+  issueAndDeliver,
   type SignIn,
   signIn,
   tablesOf,
 } from "../auth-runtime.js";
-import { type CodePurpose, consumeCode, issueCode } from "../code-store.js";
+import { type CodePurpose, consumeCode } from "../code-store.js";
 import { AuthError, rateLimited } from "../errors.js";
 import { normalizeEmail, readCode } from "../normalize.js";
 import { magicCodeEmail } from "../outbound.js";
@@ -22,10 +23,8 @@ export interface CodeSent {
 }
 
 /**
- * Issues a fresh code for `(purpose, email)` and emails it. The cooldown
- * (one send per email per 60 s) is checked and taken in one statement; when
- * the transport fails the previous code and cooldown are restored, so the
- * user can retry at once.
+ * Issues a fresh code for `(purpose, email)` and emails it (see
+ * `issueAndDeliver` for the cooldown and the failed-send rollback).
  */
 export async function sendEmailCode(
   runtime: AuthRuntime,
@@ -37,24 +36,13 @@ export async function sendEmailCode(
   },
 ): Promise<CodeSent> {
   const code = newSixDigitCode();
-  const issued = await issueCode(tablesOf(runtime), {
+  await issueAndDeliver(runtime, {
     purpose: input.purpose,
     subject: input.email,
-    codeHash: codeHash(runtime, input.purpose, input.email, code),
-    now: runtime.now(),
+    secret: code,
+    deliver: () => deliverEmail(runtime, input.email, input.content(code)),
+    cooldownMessage: "A code was sent to this address less than a minute ago.",
   });
-  if (!issued.issued) {
-    throw rateLimited(
-      issued.retryAfterMs / 1000,
-      "A code was sent to this address less than a minute ago.",
-    );
-  }
-  try {
-    await deliverEmail(runtime, input.email, input.content(code));
-  } catch (error) {
-    await issued.revert();
-    throw error instanceof AuthError ? error : new AuthError("EMAIL_SEND_FAILED", { cause: error });
-  }
   return {
     sent: true,
     email: input.email,

@@ -1,13 +1,11 @@
 import {
   type AuthRuntime,
-  codeHash,
   deliverEmail,
+  issueAndDeliver,
   type SignIn,
   signIn,
-  tablesOf,
 } from "../auth-runtime.js";
-import { issueCode } from "../code-store.js";
-import { AuthError, rateLimited } from "../errors.js";
+import { AuthError } from "../errors.js";
 import { normalizeEmail } from "../normalize.js";
 import { magicLinkEmail } from "../outbound.js";
 import { newLinkToken } from "../secrets.js";
@@ -45,24 +43,13 @@ export async function sendMagicLink(
   link.searchParams.set("email", email);
   link.searchParams.set("token", token);
   if (callback !== undefined) link.searchParams.set("callback", callback);
-  const issued = await issueCode(tablesOf(runtime), {
+  await issueAndDeliver(runtime, {
     purpose: "link",
     subject: email,
-    codeHash: codeHash(runtime, "link", email, token),
-    now: runtime.now(),
+    secret: token,
+    deliver: () => deliverEmail(runtime, email, magicLinkEmail(link.toString())),
+    cooldownMessage: "A link was sent to this address less than a minute ago.",
   });
-  if (!issued.issued) {
-    throw rateLimited(
-      issued.retryAfterMs / 1000,
-      "A link was sent to this address less than a minute ago.",
-    );
-  }
-  try {
-    await deliverEmail(runtime, email, magicLinkEmail(link.toString()));
-  } catch (error) {
-    await issued.revert();
-    throw error instanceof AuthError ? error : new AuthError("EMAIL_SEND_FAILED", { cause: error });
-  }
   return {
     sent: true,
     email,

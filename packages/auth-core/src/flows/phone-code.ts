@@ -1,6 +1,5 @@
-import { type AuthRuntime, codeHash, type SignIn, signIn, tablesOf } from "../auth-runtime.js";
-import { issueCode } from "../code-store.js";
-import { AuthError, rateLimited } from "../errors.js";
+import { type AuthRuntime, issueAndDeliver, type SignIn, signIn } from "../auth-runtime.js";
+import { AuthError } from "../errors.js";
 import { normalizePhone, readCode } from "../normalize.js";
 import { newSixDigitCode } from "../secrets.js";
 import type { ClientInfo } from "../session-store.js";
@@ -29,27 +28,17 @@ export async function sendPhoneCode(
   const transport = runtime.sms ?? runtime.devInbox;
   if (transport === undefined) throw new AuthError("SMS_NOT_CONFIGURED");
   const code = newSixDigitCode();
-  const issued = await issueCode(tablesOf(runtime), {
+  await issueAndDeliver(runtime, {
     purpose: "phone",
     subject: phone,
-    codeHash: codeHash(runtime, "phone", phone, code),
-    now: runtime.now(),
+    secret: code,
+    deliver: () =>
+      transport.sendSms({
+        to: phone,
+        body: `Your sign-in code is ${code}. It expires in 10 minutes.`,
+      }),
+    cooldownMessage: "A code was sent to this number less than a minute ago.",
   });
-  if (!issued.issued) {
-    throw rateLimited(
-      issued.retryAfterMs / 1000,
-      "A code was sent to this number less than a minute ago.",
-    );
-  }
-  try {
-    await transport.sendSms({
-      to: phone,
-      body: `Your sign-in code is ${code}. It expires in 10 minutes.`,
-    });
-  } catch (error) {
-    await issued.revert();
-    throw error instanceof AuthError ? error : new AuthError("EMAIL_SEND_FAILED", { cause: error });
-  }
   return { sent: true, phone, ...(runtime.devMode && options.exposeDevCode && { dev_code: code }) };
 }
 
