@@ -28,6 +28,7 @@ async function main(): Promise<void> {
       console.log(`svc: admin token in ${relative(process.cwd(), server.adminTokenFile)}`);
     }
     console.log(`svc: agent API at ${server.url}/agent/v1/docs, MCP at ${server.url}/mcp`);
+    for (const warning of server.warnings) console.warn(`svc: warning: ${warning}`);
   } catch (error) {
     // Every boot problem svc itself detects (configuration, manifest,
     // policies, function files, migrations) carries a code and a message

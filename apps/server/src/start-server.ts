@@ -31,6 +31,8 @@ export interface RunningServer {
   readonly adminToken: string;
   /** Where the dev-mode admin token is kept; undefined when `SVC_ADMIN_TOKEN` is set. */
   readonly adminTokenFile: string | undefined;
+  /** Valid settings that are probably not what the operator meant, one line each. */
+  readonly warnings: readonly string[];
   /**
    * Stops accepting connections, waits for in-flight requests up to
    * `drainSeconds` (default `SVC_DRAIN_SECS`), then closes the database.
@@ -108,7 +110,7 @@ export async function startServer(
       ...(config.auth.captcha !== undefined && { captcha: config.auth.captcha }),
       ...(options.now !== undefined && { now: options.now }),
     });
-    await store.migrate({ packages: [auth.migrations] });
+    await store.migrate({ packages: auth.migrations });
     const functions = await loadFunctions(resolve(manifestDir, manifest.functions));
     const runner = createFunctionRunner({ store, functions });
     const library = await loadDocs();
@@ -146,7 +148,8 @@ export async function startServer(
           }),
         },
       },
-      ...(config.csrfOrigins !== undefined && { csrfOrigins: config.csrfOrigins }),
+      // The spec: the manifest's trusted origins feed each gate unless its own variable overrides it.
+      csrfOrigins: config.csrfOrigins ?? manifest.auth.trustedOrigins,
       devMode: config.devMode,
       corsOrigins,
       inMemory: database.inMemory,
@@ -170,6 +173,14 @@ export async function startServer(
       manifest,
       adminToken,
       adminTokenFile,
+      warnings: [
+        ...config.auth.warnings,
+        ...(config.databaseURL === undefined && config.auth.sessionDbPath === undefined
+          ? [
+              "sessions, codes and rate limits are kept in memory (SVC_SESSION_DB is unset): everyone is signed out when the server stops",
+            ]
+          : []),
+      ],
       async close(options = {}) {
         const drainMs = (options.drainSeconds ?? config.drainSeconds) * 1000;
         const closed = new Promise<void>((resolveClose) => server.close(() => resolveClose()));

@@ -15,10 +15,22 @@ export interface AuthDatabase {
   readonly schema?: string;
 }
 
-/** The kysely handle scoped to the auth tables' schema, for `db` or a transaction of it. */
+/**
+ * The kysely handle for the session-store tables (sessions, codes, rate
+ * limits), scoped to their attached database when there is one, for `db` or
+ * a transaction of it.
+ */
 export function authTables(database: AuthDatabase, db?: Kysely<EntityTables>): Kysely<AuthTables> {
   const base = (db ?? database.db) as unknown as Kysely<AuthTables>;
   return database.schema !== undefined && database.dialect === "sqlite"
     ? base.withSchema(database.schema)
     : base;
+}
+
+/** The kysely handle for the account tables (password hashes), always in the application database. */
+export function accountTables(
+  database: AuthDatabase,
+  db?: Kysely<EntityTables>,
+): Kysely<AuthTables> {
+  return (db ?? database.db) as unknown as Kysely<AuthTables>;
 }

@@ -1,6 +1,6 @@
 import type { EntityTables, Store } from "@svc/store";
 import type { Kysely } from "kysely";
-import { type AuthDatabase, authTables } from "./auth-database.js";
+import { type AuthDatabase, accountTables, authTables } from "./auth-database.js";
 import { type CodePurpose, issueCode } from "./code-store.js";
 import { AuthError, rateLimited } from "./errors.js";
 import type { DevInbox, EmailSettings, SmsTransport } from "./outbound.js";
@@ -32,9 +32,17 @@ export interface SignIn {
   readonly expires_at: number;
 }
 
-/** The auth tables through `db` (default: outside any transaction). */
+/** The session-store tables through `db` (default: outside any transaction). */
 export function tablesOf(runtime: AuthRuntime, db?: Kysely<EntityTables>): Kysely<AuthTables> {
   return authTables(runtime.database, db);
+}
+
+/** The account tables (password hashes) through `db`, always in the application database. */
+export function accountTablesOf(
+  runtime: AuthRuntime,
+  db?: Kysely<EntityTables>,
+): Kysely<AuthTables> {
+  return accountTables(runtime.database, db);
 }
 
 /** The HMAC a one-time code is stored and compared as, bound to its purpose and subject. */

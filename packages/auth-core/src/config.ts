@@ -27,6 +27,8 @@ export interface AuthConfig {
   readonly email: EmailSettings;
   readonly sms: SmsTransport | undefined;
   readonly captcha: CaptchaVerifier | undefined;
+  /** Settings that are valid but probably not what the operator meant; print them at boot. */
+  readonly warnings: readonly string[];
 }
 
 const boolean = z
@@ -71,6 +73,20 @@ export function parseAuthConfig(
   );
   const rateLimit = read(env, "SVC_RATE_LIMIT", z.enum(["on", "off"], "must be on or off"));
   const fetchOption = options.fetch === undefined ? {} : { fetch: options.fetch };
+  const email = parseEmailConfig(env, { devMode: options.devMode, ...fetchOption });
+  const warnings: string[] = [];
+  if (email.transport === undefined && !options.devMode) {
+    warnings.push(
+      "no email transport (SVC_EMAIL_PROVIDER): magic codes, magic links and email verification answer 500 EMAIL_SEND_FAILED",
+    );
+  }
+  const captchaProvider = (env.SVC_CAPTCHA_PROVIDER ?? "") !== "";
+  const captchaSecret = (env.SVC_CAPTCHA_SECRET ?? "") !== "";
+  if (captchaProvider !== captchaSecret) {
+    warnings.push(
+      `the CAPTCHA gate is off: ${captchaProvider ? "SVC_CAPTCHA_SECRET" : "SVC_CAPTCHA_PROVIDER"} is unset (it needs both)`,
+    );
+  }
   return {
     sessionDbPath: read(env, "SVC_SESSION_DB", z.string().min(1)),
     sessionLifetimeSecs:
@@ -90,8 +106,9 @@ export function parseAuthConfig(
     ),
     cookie: { sameSite: cookieSameSite, secure, ...(domain !== undefined && { domain }) },
     rateLimit: rateLimit !== "off",
-    email: parseEmailConfig(env, { devMode: options.devMode, ...fetchOption }),
+    email,
     sms: parseSmsConfig(env),
     captcha: parseCaptchaConfig(env, fetchOption),
+    warnings,
   };
 }

@@ -1,7 +1,13 @@
 import { type AuthContext, createAuthContext, generateId } from "@svc/schema";
 import type { PackageMigrations, Row, Store } from "@svc/store";
 import type { AuthDatabase } from "./auth-database.js";
-import { type AuthRuntime, type SignIn, signIn, tablesOf } from "./auth-runtime.js";
+import {
+  type AuthRuntime,
+  accountTablesOf,
+  type SignIn,
+  signIn,
+  tablesOf,
+} from "./auth-runtime.js";
 import { AuthError } from "./errors.js";
 import { sendVerification, verifyEmail } from "./flows/email-verification.js";
 import { type CodeSent, sendMagicCode, verifyMagicCode } from "./flows/magic-code.js";
@@ -18,7 +24,7 @@ import {
   listUserSessions,
   sessionFinder,
 } from "./session-store.js";
-import { authMigrations, authTableNames } from "./tables.js";
+import { accountTableNames, authMigrations, sessionTableNames } from "./tables.js";
 import { createUserDirectory } from "./user-directory.js";
 import { checkUserEntity } from "./user-entity.js";
 
@@ -76,8 +82,8 @@ export interface MeResponse {
  * `@svc/auth-core/express` turns it into routes.
  */
 export interface Auth {
-  /** auth-core's tables, for `store.migrate({ packages: [auth.migrations] })`. */
-  readonly migrations: PackageMigrations;
+  /** auth-core's table plans, for `store.migrate({ packages: auth.migrations })`. */
+  readonly migrations: readonly PackageMigrations[];
   readonly captcha: CaptchaVerifier | undefined;
   /** The dev inbox, in dev mode without an email transport. */
   readonly devInbox: DevInbox | undefined;
@@ -140,7 +146,7 @@ function requireSession(auth: AuthContext): { userId: string; sessionId: string 
  *
  * @example
  * const auth = createAuth({ store, database: { db, dialect }, secret: process.env.SVC_AUTH_SECRET! });
- * await store.migrate({ packages: [auth.migrations] });
+ * await store.migrate({ packages: auth.migrations });
  * const { token } = await auth.createGuest({});
  */
 export function createAuth(options: AuthOptions): Auth {
@@ -245,7 +251,10 @@ export function createAuth(options: AuthOptions): Auth {
       }));
     },
     async reset() {
-      for (const table of authTableNames) await tables().deleteFrom(table).execute();
+      for (const table of sessionTableNames) await tables().deleteFrom(table).execute();
+      for (const table of accountTableNames) {
+        await accountTablesOf(runtime).deleteFrom(table).execute();
+      }
       cache?.clear();
     },
   };

@@ -7,10 +7,6 @@ export const authErrorCodes = {
   AUTH_REQUIRED: { status: 401, message: "This endpoint needs a signed-in session." },
   UNAUTHORIZED: { status: 401, message: "This endpoint needs a signed-in session." },
   INVALID_TOKEN: { status: 401, message: "The bearer token is not valid." },
-  SESSION_REQUIRED: {
-    status: 403,
-    message: "This endpoint needs a real session; guests and other credentials cannot use it.",
-  },
   INVALID_JSON: { status: 400, message: "The request body is not valid JSON." },
   PAYLOAD_TOO_LARGE: { status: 413, message: "The request body is too large." },
   MISSING_EMAIL: { status: 400, message: "An email address is required." },

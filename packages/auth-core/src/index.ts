@@ -54,11 +54,12 @@ export {
 export type { ClientInfo, SessionRecord } from "./session-store.js";
 export {
   type AuthTables,
+  accountTableNames,
   authMigrations,
-  authTableNames,
   type CodesTable,
   type PasswordsTable,
   type RateLimitsTable,
   type SessionsTable,
+  sessionTableNames,
 } from "./tables.js";
 export { checkUserEntity, type UserEntityInfo } from "./user-entity.js";

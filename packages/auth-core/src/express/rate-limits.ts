@@ -62,8 +62,11 @@ export function createRateLimits(options: RateLimitOptions): {
       ipKeyGenerator(req.ip ?? "unknown"),
     ),
     perAccount: limiter(options.perAccount ?? DEFAULT_PER_ACCOUNT, options, "account:", (req) => {
-      const body = req.body as Record<string, unknown> | undefined;
-      const account = body?.email ?? body?.phone;
+      // The account a request names: in the body, or the query of a link's GET.
+      const source = (req.method === "GET" ? req.query : req.body) as
+        | Record<string, unknown>
+        | undefined;
+      const account = source?.email ?? source?.phone;
       return typeof account === "string" && account.trim() !== ""
         ? account.trim().toLowerCase().slice(0, 320)
         : undefined;

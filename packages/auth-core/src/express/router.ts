@@ -118,7 +118,7 @@ export function createAuthRouter(auth: Auth, options: AuthRouterOptions): Router
       );
     },
   );
-  router.get("/api/auth/magic-link/verify", limits.perIp, async (req, res) => {
+  router.get("/api/auth/magic-link/verify", limits.perIp, limits.perAccount, async (req, res) => {
     const query = req.query as Record<string, unknown>;
     // Check the destination before the link is spent.
     const callback =

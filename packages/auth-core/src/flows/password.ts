@@ -1,5 +1,5 @@
 import { adminAuth, StoreError } from "@svc/store";
-import { type AuthRuntime, type SignIn, signIn, tablesOf } from "../auth-runtime.js";
+import { type AuthRuntime, accountTablesOf, type SignIn, signIn } from "../auth-runtime.js";
 import { AuthError } from "../errors.js";
 import { normalizeEmail } from "../normalize.js";
 import {
@@ -44,7 +44,7 @@ export async function registerPassword(
   try {
     return await runtime.store.frameworkTransaction(adminAuth, async (tx) => {
       const user = await tx.entities.insert("User", { email });
-      await tablesOf(runtime, tx.db)
+      await accountTablesOf(runtime, tx.db)
         .insertInto("svc_passwords")
         .values({ user_id: user.id, hash, updated_at: runtime.now() })
         .execute();
@@ -78,7 +78,7 @@ export async function loginPassword(
   const stored =
     user === null
       ? undefined
-      : await tablesOf(runtime)
+      : await accountTablesOf(runtime)
           .selectFrom("svc_passwords")
           .select("hash")
           .where("user_id", "=", user.id)
