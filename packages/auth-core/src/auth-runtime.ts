@@ -99,7 +99,7 @@ export async function deliverEmail(
  * cooldown (one send per subject per 60 s) is checked and taken in one
  * statement; when delivery fails, the previous secret and cooldown are
  * restored, so the user can retry at once, and the failure is
- * `EMAIL_SEND_FAILED` (500).
+ * `EMAIL_SEND_FAILED` (or `SMS_SEND_FAILED`), 500.
  */
 export async function issueAndDeliver(
   runtime: AuthRuntime,
@@ -110,6 +110,8 @@ export async function issueAndDeliver(
     deliver: () => Promise<void>;
     /** The 429 message while the cooldown runs. */
     cooldownMessage: string;
+    /** The code of a failed delivery. Default `EMAIL_SEND_FAILED`. */
+    failure?: "EMAIL_SEND_FAILED" | "SMS_SEND_FAILED";
   },
 ): Promise<void> {
   const issued = await issueCode(tablesOf(runtime), {
@@ -123,6 +125,8 @@ export async function issueAndDeliver(
     await input.deliver();
   } catch (error) {
     await issued.revert();
-    throw error instanceof AuthError ? error : new AuthError("EMAIL_SEND_FAILED", { cause: error });
+    throw error instanceof AuthError
+      ? error
+      : new AuthError(input.failure ?? "EMAIL_SEND_FAILED", { cause: error });
   }
 }

@@ -42,6 +42,7 @@ export const authErrorCodes = {
     message: "The application declares no User entity, so this sign-in method is unavailable.",
   },
   EMAIL_SEND_FAILED: { status: 500, message: "The email could not be sent; try again." },
+  SMS_SEND_FAILED: { status: 500, message: "The text message could not be sent; try again." },
   SMS_NOT_CONFIGURED: { status: 501, message: "No SMS transport is configured." },
   PERSIST_FAILED: {
     status: 500,

@@ -3,8 +3,9 @@ import { AuthError } from "./errors.js";
 /** The longest address SMTP can carry (RFC 5321). */
 const MAX_EMAIL_LENGTH = 254;
 // Deliberately loose: one @, something on both sides, a dot in the domain,
-// no whitespace. Deliverability is proven by the code, not by a regex.
-const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+// no whitespace and no control characters (SMTP carries none, and Postgres
+// text cannot hold a NUL). Deliverability is proven by the code, not a regex.
+const EMAIL_SHAPE = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u;
 
 /**
  * Trims and lower-cases an email address, the form every table and lookup

@@ -8,6 +8,8 @@ export interface DeliveryTarget {
   deliver(input: { baseURL: string; apiKey: string; timeoutMs: number }): Promise<void>;
   /** The message the rejection must carry. */
   readonly message: string;
+  /** The code the rejection must carry. Default `EMAIL_SEND_FAILED`. */
+  readonly code?: string;
 }
 
 const API_KEY = "sk_live_contract_SECRET_4f9a";
@@ -30,8 +32,8 @@ function messagesAlongCauses(error: unknown): string[] {
   return messages;
 }
 
-function expectCleanFailure(error: AuthError, message: string): void {
-  expect(error.code).toBe("EMAIL_SEND_FAILED");
+function expectCleanFailure(error: AuthError, message: string, code: string): void {
+  expect(error.code).toBe(code);
   expect(error.status).toBe(500);
   expect(error.message).toBe(message);
   for (const text of messagesAlongCauses(error)) {
@@ -43,7 +45,7 @@ function expectCleanFailure(error: AuthError, message: string): void {
 /**
  * The failure behaviour every outbound transport shares: a non-2xx answer,
  * a refused connection, a timeout and a redirect all reject with
- * `EMAIL_SEND_FAILED` and a generic message that holds neither the API key
+ * `EMAIL_SEND_FAILED` (`SMS_SEND_FAILED` for SMS) and a generic message that holds neither the API key
  * nor the provider's text.
  */
 export function describeDeliveryFailures(name: string, target: DeliveryTarget): void {
@@ -60,7 +62,7 @@ export function describeDeliveryFailures(name: string, target: DeliveryTarget): 
         const error = await failureOf(
           target.deliver({ baseURL: server.url, apiKey: API_KEY, timeoutMs: 5000 }),
         );
-        expectCleanFailure(error, target.message);
+        expectCleanFailure(error, target.message, target.code ?? "EMAIL_SEND_FAILED");
         expect(error.cause).toBeInstanceOf(Error);
         expect((error.cause as Error).message).toContain(String(status));
         expect((error.cause as Error).cause).toMatchObject({
@@ -75,7 +77,7 @@ export function describeDeliveryFailures(name: string, target: DeliveryTarget): 
       const error = await failureOf(
         target.deliver({ baseURL: await refusedURL(), apiKey: API_KEY, timeoutMs: 5000 }),
       );
-      expectCleanFailure(error, target.message);
+      expectCleanFailure(error, target.message, target.code ?? "EMAIL_SEND_FAILED");
     });
 
     it("a provider that never answers rejects after the timeout", async () => {
@@ -83,7 +85,7 @@ export function describeDeliveryFailures(name: string, target: DeliveryTarget): 
       const error = await failureOf(
         target.deliver({ baseURL: server.url, apiKey: API_KEY, timeoutMs: 50 }),
       );
-      expectCleanFailure(error, target.message);
+      expectCleanFailure(error, target.message, target.code ?? "EMAIL_SEND_FAILED");
       expect(server.requests).toHaveLength(1);
     });
 
@@ -96,7 +98,7 @@ export function describeDeliveryFailures(name: string, target: DeliveryTarget): 
       const error = await failureOf(
         target.deliver({ baseURL: server.url, apiKey: API_KEY, timeoutMs: 5000 }),
       );
-      expectCleanFailure(error, target.message);
+      expectCleanFailure(error, target.message, target.code ?? "EMAIL_SEND_FAILED");
       expect(elsewhere.requests).toHaveLength(0);
     });
   });

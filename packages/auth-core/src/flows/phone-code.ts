@@ -38,6 +38,7 @@ export async function sendPhoneCode(
         body: `Your sign-in code is ${code}. It expires in 10 minutes.`,
       }),
     cooldownMessage: "A code was sent to this number less than a minute ago.",
+    failure: "SMS_SEND_FAILED",
   });
   return { sent: true, phone, ...(runtime.devMode && options.exposeDevCode && { dev_code: code }) };
 }

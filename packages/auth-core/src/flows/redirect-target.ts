@@ -11,18 +11,20 @@ export function resolveRedirect(
   value: unknown,
   options: { baseURL: string; trustedOrigins: readonly string[] },
 ): string {
-  if (typeof value !== "string" || value === "" || value.length > 2048) {
+  // URL parsing silently drops tabs and newlines (`/\t/evil.example` would
+  // become `//evil.example`), so refuse control characters outright.
+  if (typeof value !== "string" || value === "" || value.length > 2048 || /\p{Cc}/u.test(value)) {
     throw new AuthError("INVALID_REDIRECT");
   }
-  if (value.startsWith("/") && !value.startsWith("//") && !value.startsWith("/\\")) {
-    return new URL(value, options.baseURL).toString();
-  }
+  const isPath = value.startsWith("/") && !value.startsWith("//") && !value.startsWith("/\\");
   let url: URL;
   try {
-    url = new URL(value);
+    url = isPath ? new URL(value, options.baseURL) : new URL(value);
   } catch {
     throw new AuthError("INVALID_REDIRECT");
   }
+  // Checked after resolving, paths included: whatever the parser made of
+  // the value, the browser goes where `url` says.
   const allowed = new Set([new URL(options.baseURL).origin, ...options.trustedOrigins]);
   if ((url.protocol !== "https:" && url.protocol !== "http:") || !allowed.has(url.origin)) {
     throw new AuthError("INVALID_REDIRECT");

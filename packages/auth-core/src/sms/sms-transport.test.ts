@@ -37,8 +37,8 @@ describe("createSmsWebhookTransport", () => {
 });
 
 describeDeliveryFailures("createSmsWebhookTransport", {
-  // Same code as email, reworded so the client is not told an email failed.
   message: "The text message could not be sent; try again.",
+  code: "SMS_SEND_FAILED",
   deliver: ({ baseURL, apiKey, timeoutMs }) =>
     createSmsWebhookTransport({ endpoint: `${baseURL}/sms`, apiKey, timeoutMs }).sendSms({
       to: "+14155550100",

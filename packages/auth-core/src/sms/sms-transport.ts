@@ -10,7 +10,7 @@ export interface SmsMessage {
 
 /**
  * Something that delivers an `SmsMessage`: the SMS webhook or the dev inbox.
- * `sendSms` rejects with `AuthError("EMAIL_SEND_FAILED")` carrying an
+ * `sendSms` rejects with `AuthError("SMS_SEND_FAILED")` carrying an
  * SMS-worded message when the message could not be handed over.
  */
 export interface SmsTransport {
@@ -32,7 +32,6 @@ export interface SmsWebhookTransportOptions {
 }
 
 /** The message a failed text send answers with; the code table's wording is about email. */
-const SMS_FAILED_MESSAGE = "The text message could not be sent; try again.";
 
 /**
  * The SMS transport svc has: POSTs `{to, body}` as JSON to `endpoint`, where
@@ -60,9 +59,7 @@ export function createSmsWebhookTransport(options: SmsWebhookTransportOptions): 
           timeoutMs: options.timeoutMs ?? DEFAULT_EMAIL_TIMEOUT_MS,
         });
       } catch (cause) {
-        // EMAIL_SEND_FAILED is the table's one delivery-failure code; the
-        // message is reworded so the client is not told an email failed.
-        throw new AuthError("EMAIL_SEND_FAILED", { message: SMS_FAILED_MESSAGE, cause });
+        throw new AuthError("SMS_SEND_FAILED", { cause });
       }
     },
   };
