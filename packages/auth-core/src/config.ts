@@ -1,7 +1,7 @@
 import { ConfigError } from "@svc/schema";
 import { z } from "zod";
+import type { CookieSettings } from "./cookie-settings.js";
 import { DEFAULT_SESSION_LIFETIME_SECS } from "./create-auth.js";
-import type { CookieSettings } from "./express/cookies.js";
 import {
   type CaptchaVerifier,
   type EmailSettings,

@@ -1,6 +1,6 @@
 import { ConfigError } from "@svc/schema";
 import { afterEach, describe, expect, it } from "vitest";
-import { closeFakeServers, recordingFetch, startFakeServer } from "../email/test-http-server.js";
+import { closeFakeServers, recordingFetch, startFakeServer } from "../delivery/test-http-server.js";
 import { parseCaptchaConfig } from "./captcha-config.js";
 
 afterEach(closeFakeServers);

@@ -1,5 +1,5 @@
 import { ConfigError } from "@svc/schema";
-import { type Env, parseHttpURL, readEnv } from "../email/env-values.js";
+import { type Env, parseHttpURL, readEnv } from "../delivery/env-values.js";
 import {
   type CaptchaProvider,
   type CaptchaVerifier,

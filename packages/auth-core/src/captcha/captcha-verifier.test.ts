@@ -5,7 +5,7 @@ import {
   recordingFetch,
   refusedURL,
   startFakeServer,
-} from "../email/test-http-server.js";
+} from "../delivery/test-http-server.js";
 import {
   type CaptchaProvider,
   type CaptchaVerifier,

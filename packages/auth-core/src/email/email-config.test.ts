@@ -1,7 +1,7 @@
 import { ConfigError } from "@svc/schema";
 import { afterEach, describe, expect, it } from "vitest";
+import { closeFakeServers, recordingFetch, startFakeServer } from "../delivery/test-http-server.js";
 import { type EmailSettings, parseEmailConfig } from "./email-config.js";
-import { closeFakeServers, recordingFetch, startFakeServer } from "./test-http-server.js";
 
 type Env = Record<string, string | undefined>;
 

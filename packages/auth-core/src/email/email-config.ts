@@ -1,6 +1,4 @@
 import { ConfigError } from "@svc/schema";
-import { createDevInbox, type DevInbox } from "./dev-inbox.js";
-import type { EmailTransport } from "./email-transport.js";
 import {
   checkHeaderToken,
   type Env,
@@ -9,7 +7,9 @@ import {
   parseHttpURL,
   readEnv,
   readEnvWithOverride,
-} from "./env-values.js";
+} from "../delivery/env-values.js";
+import { createDevInbox, type DevInbox } from "./dev-inbox.js";
+import type { EmailTransport } from "./email-transport.js";
 import { parseMailbox } from "./mailbox.js";
 import { createPostmarkTransport } from "./postmark-transport.js";
 import { createResendTransport } from "./resend-transport.js";

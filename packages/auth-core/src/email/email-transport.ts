@@ -1,3 +1,5 @@
+import { DEFAULT_DELIVERY_TIMEOUT_MS } from "../delivery/post-json.js";
+
 /**
  * One plain-text email. `from` is an address or `Name <address>`; the
  * transports send `body` as the text part and no HTML part.
@@ -26,4 +28,4 @@ export interface EmailTransport {
 }
 
 /** How long a transport waits for the provider before giving up: 10 seconds. */
-export const DEFAULT_EMAIL_TIMEOUT_MS = 10_000;
+export const DEFAULT_EMAIL_TIMEOUT_MS = DEFAULT_DELIVERY_TIMEOUT_MS;

@@ -1,4 +1,4 @@
-import { hasControlCharacter } from "./env-values.js";
+import { hasControlCharacter } from "../delivery/env-values.js";
 
 /** A sender split into its address and optional display name. */
 export interface Mailbox {

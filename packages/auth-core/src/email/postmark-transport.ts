@@ -1,10 +1,10 @@
+import { joinURL, postJSON } from "../delivery/post-json.js";
 import { AuthError } from "../errors.js";
 import {
   DEFAULT_EMAIL_TIMEOUT_MS,
   type EmailMessage,
   type EmailTransport,
 } from "./email-transport.js";
-import { joinURL, postJSON } from "./post-json.js";
 
 /** Options of `createPostmarkTransport`. */
 export interface PostmarkTransportOptions {

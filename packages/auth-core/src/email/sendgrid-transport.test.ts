@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { describeDeliveryFailures } from "../delivery/delivery-failure-contract.js";
+import { closeFakeServers, recordingFetch, startFakeServer } from "../delivery/test-http-server.js";
 import { authErrorCodes } from "../errors.js";
-import { describeDeliveryFailures } from "./delivery-failure-contract.js";
 import type { EmailMessage } from "./email-transport.js";
 import { createSendGridTransport } from "./sendgrid-transport.js";
-import { closeFakeServers, recordingFetch, startFakeServer } from "./test-http-server.js";
 
 const message: EmailMessage = {
   to: "ada@example.com",

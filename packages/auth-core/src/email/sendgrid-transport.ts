@@ -1,3 +1,4 @@
+import { joinURL, postJSON } from "../delivery/post-json.js";
 import { AuthError } from "../errors.js";
 import {
   DEFAULT_EMAIL_TIMEOUT_MS,
@@ -5,7 +6,6 @@ import {
   type EmailTransport,
 } from "./email-transport.js";
 import { parseMailbox } from "./mailbox.js";
-import { joinURL, postJSON } from "./post-json.js";
 
 /** Options of `createSendGridTransport`. */
 export interface SendGridTransportOptions {

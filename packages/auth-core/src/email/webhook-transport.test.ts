@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { describeDeliveryFailures } from "../delivery/delivery-failure-contract.js";
+import { closeFakeServers, startFakeServer } from "../delivery/test-http-server.js";
 import { authErrorCodes } from "../errors.js";
-import { describeDeliveryFailures } from "./delivery-failure-contract.js";
 import type { EmailMessage } from "./email-transport.js";
-import { closeFakeServers, startFakeServer } from "./test-http-server.js";
 import { createWebhookTransport } from "./webhook-transport.js";
 
 const message: EmailMessage = {

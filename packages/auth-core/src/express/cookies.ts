@@ -1,14 +1,10 @@
 import { parseCookie, stringifySetCookie } from "cookie";
+import type { CookieSettings } from "../cookie-settings.js";
+
+export type { CookieSettings };
 
 /** The session cookie's name. */
 export const SESSION_COOKIE = "svc_session";
-
-/** How the session cookie is set (`SVC_COOKIE_DOMAIN`, `SVC_COOKIE_SAME_SITE`, `SVC_COOKIE_SECURE`). */
-export interface CookieSettings {
-  readonly domain?: string | undefined;
-  readonly sameSite: "lax" | "strict" | "none";
-  readonly secure: boolean;
-}
 
 /** The value of cookie `name` in a `Cookie` header, or undefined. */
 export function readCookie(header: string | undefined, name: string): string | undefined {

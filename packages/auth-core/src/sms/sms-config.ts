@@ -1,4 +1,4 @@
-import { checkHeaderToken, type Env, parseHttpURL, readEnv } from "../email/env-values.js";
+import { checkHeaderToken, type Env, parseHttpURL, readEnv } from "../delivery/env-values.js";
 import { createSmsWebhookTransport, type SmsTransport } from "./sms-transport.js";
 
 /** Options of `parseSmsConfig`. */

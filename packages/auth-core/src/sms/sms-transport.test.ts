@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { describeDeliveryFailures } from "../email/delivery-failure-contract.js";
-import { closeFakeServers, startFakeServer } from "../email/test-http-server.js";
+import { describeDeliveryFailures } from "../delivery/delivery-failure-contract.js";
+import { closeFakeServers, startFakeServer } from "../delivery/test-http-server.js";
 import { createSmsWebhookTransport } from "./sms-transport.js";
 
 describe("createSmsWebhookTransport", () => {

@@ -1,5 +1,4 @@
-import { DEFAULT_EMAIL_TIMEOUT_MS } from "../email/email-transport.js";
-import { postJSON } from "../email/post-json.js";
+import { DEFAULT_DELIVERY_TIMEOUT_MS, postJSON } from "../delivery/post-json.js";
 import { AuthError } from "../errors.js";
 
 /** One text message; `to` is an E.164 phone number such as `+14155550100`. */
@@ -56,7 +55,7 @@ export function createSmsWebhookTransport(options: SmsWebhookTransportOptions): 
           headers,
           body: { to: message.to, body: message.body },
           fetch: options.fetch,
-          timeoutMs: options.timeoutMs ?? DEFAULT_EMAIL_TIMEOUT_MS,
+          timeoutMs: options.timeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS,
         });
       } catch (cause) {
         throw new AuthError("SMS_SEND_FAILED", { cause });

@@ -1,3 +1,6 @@
+/** How long an outbound transport waits for its provider before giving up: 10 seconds. */
+export const DEFAULT_DELIVERY_TIMEOUT_MS = 10_000;
+
 /** A JSON POST to a provider, as every outbound transport makes it. */
 export interface JSONPost {
   /** Provider name, used only in the failure description. */
