@@ -3,6 +3,7 @@ import {
   type AuthenticateOptions,
   type AuthRouterOptions,
   createAuthRouter,
+  setErrorHeaders,
 } from "@svc/auth-core/express";
 import type { Store } from "@svc/store";
 import express, { type NextFunction, type Request, type Response } from "express";
@@ -107,9 +108,7 @@ export function createApp(options: AppOptions): App {
       res.end();
       return;
     }
-    for (const [name, value] of Object.entries(headers)) {
-      res.append(name, typeof value === "string" ? value : [...value]);
-    }
+    setErrorHeaders(res, headers);
     res.status(status).json(envelope);
   });
 

@@ -127,6 +127,57 @@ describe.each(testDatabases())("sign-in abuse controls on $name", (database) => 
     });
   });
 
+  describe("code expiry and races", () => {
+    it("accepts a code until 10 minutes after the send, not at 10 minutes", async () => {
+      const early = nextEmail();
+      const late = nextEmail();
+      const codes: Record<string, string> = {};
+      for (const email of [early, late]) {
+        const sent = await readJSON<{ dev_code: string }>(
+          post(server, "/api/auth/magic/send", { email }),
+        );
+        codes[email] = sent.body.dev_code;
+      }
+      server.clock.advance(10 * 60_000 - 1);
+      const accepted = await post(server, "/api/auth/magic/verify", {
+        email: early,
+        code: codes[early],
+      });
+      expect(accepted.status).toBe(200);
+      server.clock.advance(1);
+      const expired = await errorOf(
+        post(server, "/api/auth/magic/verify", { email: late, code: codes[late] }),
+      );
+      expect(expired).toMatchObject({ status: 401, code: "INVALID_CODE" });
+    });
+
+    it("lets exactly one of five concurrent right guesses sign in", async () => {
+      const email = nextEmail();
+      const sent = await readJSON<{ dev_code: string }>(
+        post(server, "/api/auth/magic/send", { email }),
+      );
+      const answers = await Promise.all(
+        Array.from({ length: 5 }, () =>
+          readJSON(post(server, "/api/auth/magic/verify", { email, code: sent.body.dev_code })),
+        ),
+      );
+      expect(answers.map((answer) => answer.status).sort()).toEqual([200, 401, 401, 401, 401]);
+    });
+
+    it("issues exactly one code for five concurrent sends", async () => {
+      const email = nextEmail();
+      const answers = await Promise.all(
+        Array.from({ length: 5 }, () => readJSON(post(server, "/api/auth/magic/send", { email }))),
+      );
+      expect(answers.map((answer) => answer.status).sort()).toEqual([200, 429, 429, 429, 429]);
+      const winner = answers.find((answer) => answer.status === 200)?.body as
+        | { dev_code: string }
+        | undefined;
+      const code = winner?.dev_code;
+      expect((await post(server, "/api/auth/magic/verify", { email, code })).status).toBe(200);
+    });
+  });
+
   describe("CAPTCHA gate", () => {
     let provider: HttpStub;
     let gated: AuthTestServer;
@@ -181,7 +232,10 @@ describe.each(testDatabases())("sign-in abuse controls on $name", (database) => 
       ["/api/auth/phone/send-code", 501],
     ])("lets %s with a solved challenge through to the flow (%i)", async (path, status) => {
       const body = gatedEndpoints.find(([candidate]) => candidate === path)?.[1] ?? (() => ({}));
-      const response = await post(gated, path, { ...body(nextEmail()), captchaToken: GOOD_CAPTCHA });
+      const response = await post(gated, path, {
+        ...body(nextEmail()),
+        captchaToken: GOOD_CAPTCHA,
+      });
       expect(response.status).toBe(status);
     });
 
@@ -300,7 +354,10 @@ describe.each(testDatabases())("sign-in abuse controls on $name", (database) => 
       [
         "POST /api/auth/magic/verify with a wrong code",
         (target, i) =>
-          post(target, "/api/auth/magic/verify", { email: `burst-${i}@example.com`, code: "000000" }),
+          post(target, "/api/auth/magic/verify", {
+            email: `burst-${i}@example.com`,
+            code: "000000",
+          }),
       ],
     ];
 
@@ -324,6 +381,18 @@ describe.each(testDatabases())("sign-in abuse controls on $name", (database) => 
         expect(after.status).not.toBe(429);
       },
     );
+
+    it("keys the per-IP limit on the socket address, not X-Forwarded-For", async () => {
+      await using limited = await startLimitedServer();
+      const spoofed = (i: number) =>
+        post(limited, "/api/auth/guest", {}, { headers: { "x-forwarded-for": `203.0.113.${i}` } });
+      for (let i = 0; i < 60; i += 1) {
+        const response = await spoofed(i);
+        expect(response.status, `request ${i + 1}`).toBe(200);
+        await response.arrayBuffer();
+      }
+      await expectRateLimited(spoofed(60), 60);
+    });
 
     it("refuses the 21st attempt on one account within 15 minutes", async () => {
       await using limited = await startLimitedServer();
@@ -387,31 +456,39 @@ describe.each(testDatabases())("sign-in abuse controls on $name", (database) => 
       ["Origin: null", { origin: "null" }],
       ["Sec-Fetch-Site: cross-site without Origin", { "sec-fetch-site": "cross-site" }],
       ["Sec-Fetch-Site: same-site without Origin", { "sec-fetch-site": "same-site" }],
-    ])("refuses a cookie-authenticated change with %s (403 CSRF_FAILED)", async (label, headers) => {
-      const title = `csrf refused: ${label}`;
-      const error = await errorOf(
-        post(production, "/api/fn/createTodo", { title }, { cookie: token, headers }),
-      );
-      expect(error).toMatchObject({ status: 403, code: "CSRF_FAILED" });
-      expect(await todosTitled(title)).toEqual([]);
-    });
+    ])(
+      "refuses a cookie-authenticated change with %s (403 CSRF_FAILED)",
+      async (label, headers) => {
+        const title = `csrf refused: ${label}`;
+        const error = await errorOf(
+          post(production, "/api/fn/createTodo", { title }, { cookie: token, headers }),
+        );
+        expect(error).toMatchObject({ status: 403, code: "CSRF_FAILED" });
+        expect(await todosTitled(title)).toEqual([]);
+      },
+    );
 
     it.each([
-      ["the cookie and the manifest's trusted origin", { cookie: true, origin: TRUSTED_ORIGIN }],
-      ["the cookie and the server's own origin", { cookie: true, origin: "own" }],
-      ["the cookie and Sec-Fetch-Site: same-origin", { cookie: true, site: "same-origin" }],
-      ["the bearer and an untrusted Origin", { cookie: false, origin: "https://evil.example" }],
-    ])("accepts a change with %s", async (label, how) => {
+      [
+        "the cookie and the manifest's trusted origin",
+        "cookie",
+        () => ({ origin: TRUSTED_ORIGIN }),
+      ],
+      ["the cookie and the server's own origin", "cookie", () => ({ origin: production.url })],
+      [
+        "the cookie and Sec-Fetch-Site: same-origin",
+        "cookie",
+        () => ({ "sec-fetch-site": "same-origin" }),
+      ],
+      ["the bearer and an untrusted Origin", "bearer", () => ({ origin: "https://evil.example" })],
+    ] as const)("accepts a change with %s", async (label, credential, headersOf) => {
       const title = `csrf accepted: ${label}`;
-      const headers: Record<string, string> = {};
-      if (how.origin !== undefined)
-        headers.origin = how.origin === "own" ? production.url : how.origin;
-      if (how.site !== undefined) headers["sec-fetch-site"] = how.site;
+      const headers: Record<string, string> = headersOf();
       const response = await post(
         production,
         "/api/fn/createTodo",
         { title },
-        how.cookie ? { cookie: token, headers } : { token, headers },
+        credential === "cookie" ? { cookie: token, headers } : { token, headers },
       );
       expect(response.status).toBe(200);
       expect(await todosTitled(title)).toHaveLength(1);

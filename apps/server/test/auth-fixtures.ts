@@ -154,9 +154,13 @@ export interface ErrorEnvelope {
  * (plus extra fields such as `retry_after_secs`). Returns status and code
  * for one `toMatchObject`.
  */
-export async function errorOf(
-  response: Response | Promise<Response>,
-): Promise<{ status: number; code: string; message: string; body: ErrorEnvelope; headers: Headers }> {
+export async function errorOf(response: Response | Promise<Response>): Promise<{
+  status: number;
+  code: string;
+  message: string;
+  body: ErrorEnvelope;
+  headers: Headers;
+}> {
   const { status, headers, body } = await readJSON<ErrorEnvelope>(response);
   expect(body.error, JSON.stringify(body)).toBeDefined();
   expect(Object.keys(body.error).sort()).toEqual(["code", "message"]);
@@ -180,7 +184,9 @@ export async function signInWithMagicCode(
   server: { url: string },
   email: string,
 ): Promise<SignInBody> {
-  const sent = await readJSON<{ dev_code?: string }>(post(server, "/api/auth/magic/send", { email }));
+  const sent = await readJSON<{ dev_code?: string }>(
+    post(server, "/api/auth/magic/send", { email }),
+  );
   expect(sent.status, JSON.stringify(sent.body)).toBe(200);
   const code = sent.body.dev_code;
   expect(code).toMatch(/^\d{6}$/);

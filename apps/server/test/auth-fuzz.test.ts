@@ -159,7 +159,20 @@ function randomJSON(random: Random, depth: number): unknown {
     case 1:
       return random.chance(0.5);
     case 2:
-      return random.pick([0, -0, 1, -1, 42, 123456, 1e21, -1e-7, 1.5, 2 ** 53 + 1, 1.7e308, -1.7e308]);
+      return random.pick([
+        0,
+        -0,
+        1,
+        -1,
+        42,
+        123456,
+        1e21,
+        -1e-7,
+        1.5,
+        2 ** 53 + 1,
+        1.7e308,
+        -1.7e308,
+      ]);
     case 3:
       return random.int(2_000_000) - 1_000_000;
     case 4:
@@ -167,10 +180,13 @@ function randomJSON(random: Random, depth: number): unknown {
       return randomString(random);
     case 6:
     case 7: {
-      const object: Record<string, unknown> = {};
+      // Null prototype: a `__proto__` key becomes an own key and is sent.
+      const object: Record<string, unknown> = Object.create(null);
       const keys = random.int(5);
       for (let i = 0; i < keys; i += 1) {
-        const key = random.chance(0.5) ? random.pick(RANDOM_KEYS) : randomString(random).slice(0, 40);
+        const key = random.chance(0.5)
+          ? random.pick(RANDOM_KEYS)
+          : randomString(random).slice(0, 40);
         object[key] = randomJSON(random, depth - 1);
       }
       return object;
@@ -188,8 +204,8 @@ function wrongTypeValue(random: Random): unknown {
   }
 }
 
-// The endpoints' shape checks, restated so a fuzzed string can be kept
-// from being accidentally valid where validity would mean success.
+// Looser forms of the endpoints' shape checks, so a fuzzed string is kept
+// from being accidentally valid where validity could mean success.
 const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const E164 = /^\+[1-9]\d{6,14}$/;
 
@@ -210,7 +226,7 @@ const VALID_SHAPED_EMAILS: readonly string[] = [
   "\ud83d\ude00@example.com",
   "a\u0000b@example.com",
   "a\u0007b@example.com",
-  "quote\"d@example.com",
+  'quote"d@example.com',
   `${"x".repeat(240)}@example.com`,
   "'; drop table svc_codes; --@example.com",
 ];
@@ -297,7 +313,12 @@ const ENDPOINTS: readonly FuzzEndpoint[] = [
     template: {},
     breakOneOf: [],
   },
-  { path: "/api/auth/email/verify", caller: "anonymous", template: { code: aCode }, breakOneOf: [] },
+  {
+    path: "/api/auth/email/verify",
+    caller: "anonymous",
+    template: { code: aCode },
+    breakOneOf: [],
+  },
   { path: "/api/auth/email/verify", caller: "user", template: { code: aCode }, breakOneOf: [] },
 ];
 
@@ -320,7 +341,7 @@ const CONTENT_TYPES: readonly (string | undefined)[] = [
   undefined,
 ];
 
-/** Nests `leaf` `levels` deep in arrays or objects. */
+/** The number 1 nested `levels` deep in arrays or in objects. */
 function nested(levels: number, asObject: boolean): string {
   return asObject
     ? `${'{"email":'.repeat(levels)}1${"}".repeat(levels)}`
@@ -383,7 +404,7 @@ function generateCase(endpoint: FuzzEndpoint, random: Random): FuzzCase {
   const roll = random.float();
   if (roll < 0.35) {
     // Random keys, and every field the handler reads holding a wrong value.
-    const body: Record<string, unknown> = {};
+    const body: Record<string, unknown> = Object.create(null);
     const extra = random.int(4);
     for (let i = 0; i < extra; i += 1) {
       const key = random.pick(RANDOM_KEYS);
@@ -399,14 +420,15 @@ function generateCase(endpoint: FuzzEndpoint, random: Random): FuzzCase {
   }
   if (roll < 0.7) {
     // Well-formed fields with at least one broken where one must be.
-    const body: Record<string, unknown> = {};
+    const body: Record<string, unknown> = Object.create(null);
     const keys = Object.keys(endpoint.template);
     const mustBreak =
       endpoint.breakOneOf.length === 0 ? undefined : random.pick(endpoint.breakOneOf);
     for (const key of keys) {
       const make = endpoint.template[key];
       if (key === mustBreak) body[key] = wrongTypeValue(random);
-      else if (random.chance(0.3)) body[key] = endpoint.breakOneOf.includes(key)
+      else if (random.chance(0.3))
+        body[key] = endpoint.breakOneOf.includes(key)
           ? wrongTypeValue(random)
           : randomJSON(random, 2);
       else if (make !== undefined) body[key] = make(random);
@@ -448,7 +470,9 @@ function generateCase(endpoint: FuzzEndpoint, random: Random): FuzzCase {
 
 function preview(body: string | Uint8Array): string {
   const text = typeof body === "string" ? body : `bytes:${Buffer.from(body).toString("hex")}`;
-  return text.length > 160 ? `${JSON.stringify(text.slice(0, 160))}… (${text.length} chars)` : JSON.stringify(text);
+  return text.length > 160
+    ? `${JSON.stringify(text.slice(0, 160))}… (${text.length} chars)`
+    : JSON.stringify(text);
 }
 
 /** What is wrong with an answer, or undefined when it is a well-formed 4xx. */
@@ -460,9 +484,13 @@ function problemWith(status: number, text: string, expectCode?: string): string 
   } catch {
     return `status ${status} with a body that is not JSON`;
   }
-  const error = (parsed as { error?: unknown }).error as Record<string, unknown> | undefined;
-  if (typeof error !== "object" || error === null) return `status ${status} without an error object`;
-  if (Object.keys(error).sort().join() !== "code,message") return `error keys ${Object.keys(error)}`;
+  const error = (parsed as { error?: unknown } | null)?.error as
+    | Record<string, unknown>
+    | undefined;
+  if (typeof error !== "object" || error === null)
+    return `status ${status} without an error object`;
+  if (Object.keys(error).sort().join() !== "code,message")
+    return `error keys ${Object.keys(error)}`;
   if (typeof error.code !== "string" || !UPPER_SNAKE.test(error.code))
     return `code ${JSON.stringify(error.code)} is not UPPER_SNAKE`;
   if (typeof error.message !== "string" || error.message === "") return "empty message";
@@ -500,7 +528,12 @@ describe.each(testDatabases())("auth endpoint fuzzing on $name", (database) => {
   /** Sends one request and returns a line describing what went wrong, if anything. */
   async function check(
     label: string,
-    init: { method?: string; path: string; headers?: Record<string, string>; body?: string | Uint8Array },
+    init: {
+      method?: string;
+      path: string;
+      headers?: Record<string, string>;
+      body?: string | Uint8Array;
+    },
     expectCode?: string,
   ): Promise<string | undefined> {
     const before = server.internalErrors.length;
@@ -516,7 +549,10 @@ describe.each(testDatabases())("auth endpoint fuzzing on $name", (database) => {
     return `${label}: ${problem}: ${text.slice(0, 200)}${logged.length > 0 ? ` (logged: ${logged.join("; ")})` : ""}`;
   }
 
-  function headersFor(caller: FuzzEndpoint["caller"], contentType?: string): Record<string, string> {
+  function headersFor(
+    caller: FuzzEndpoint["caller"],
+    contentType?: string,
+  ): Record<string, string> {
     const token = tokens[caller];
     return {
       ...(contentType !== undefined && { "content-type": contentType }),
@@ -580,15 +616,23 @@ describe.each(testDatabases())("auth endpoint fuzzing on $name", (database) => {
             key === "email" && random.chance(0.5)
               ? anEmail(random)
               : key === "callback" && random.chance(0.3)
-                ? random.pick(["/done", "http://localhost:5173/x", "https://evil.example/", "javascript:alert(1)", "//evil.example"])
+                ? random.pick([
+                    "/done",
+                    "http://localhost:5173/x",
+                    "https://evil.example/",
+                    "javascript:alert(1)",
+                    "//evil.example",
+                  ])
                 : randomString(random).slice(0, 400);
           params.append(key, value);
         }
       }
-      if (random.chance(0.3)) params.append(random.pick(RANDOM_KEYS), randomString(random).slice(0, 200));
+      if (random.chance(0.3))
+        params.append(random.pick(RANDOM_KEYS), randomString(random).slice(0, 200));
       // Node itself answers 431 past 16 KiB of request head; stay well under it.
       let query = params.toString().slice(0, 8000);
-      if (random.chance(0.15)) query += random.pick(["&email=%", "&token=%E0%A4%A", "&&&", "&email[]=x", "&=x"]);
+      if (random.chance(0.15))
+        query += random.pick(["&email=%", "&token=%E0%A4%A", "&&&", "&email[]=x", "&=x"]);
       const problem = await check(`#${i} ?${query.slice(0, 200)}`, {
         method: "GET",
         path: `/api/auth/magic-link/verify?${query}`,
@@ -637,6 +681,43 @@ describe.each(testDatabases())("auth endpoint fuzzing on $name", (database) => {
       if (problem !== undefined) problems.push(problem);
     }
     expect(problems).toEqual([]);
+  });
+
+  // Regression: an address with a control character passed the shape check,
+  // so Postgres (whose text cannot hold NUL) answered 500 on the code and
+  // link endpoints, and SQLite sent codes to, and registered, such addresses.
+  it.each(
+    [
+      "a\u0000b@example.com",
+      "a\u0007b@example.com",
+      "a@exa\u001bmple.com",
+      "a@example.co\u007f",
+    ].flatMap((email) => {
+      const label = email.replace(
+        /\p{Cc}/gu,
+        (char) => `\\u${(char.codePointAt(0) ?? 0).toString(16).padStart(4, "0")}`,
+      );
+      return [
+        ["/api/auth/magic/send", label, { email }],
+        ["/api/auth/magic/verify", label, { email, code: "123456" }],
+        ["/api/auth/magic-link/send", label, { email }],
+        ["/api/auth/magic-link/verify", label, { email, token: "x".repeat(43) }],
+        ["/api/auth/password/register", label, { email, password: "correct horse battery" }],
+        ["/api/auth/password/login", label, { email, password: "correct horse battery" }],
+      ] as const;
+    }),
+  )("answers %s for the address %s with 400 INVALID_EMAIL", async (path, _label, body) => {
+    const response = await post(server, path, body);
+    const { status, body: answer } = await readJSON<{ error?: { code: string } }>(response);
+    expect({ status, code: answer.error?.code }).toEqual({ status: 400, code: "INVALID_EMAIL" });
+  });
+
+  it("answers GET /api/auth/magic-link/verify with a NUL in the address with 400 INVALID_EMAIL", async () => {
+    const response = await fetch(
+      `${server.url}/api/auth/magic-link/verify?email=a%00b%40example.com&token=abc`,
+    );
+    const { status, body } = await readJSON<{ error?: { code: string } }>(response);
+    expect({ status, code: body.error?.code }).toEqual({ status: 400, code: "INVALID_EMAIL" });
   });
 
   it("reads no body at POST /api/auth/guest", async () => {

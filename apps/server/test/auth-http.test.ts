@@ -169,6 +169,17 @@ describe.each(testDatabases())("auth over HTTP on $name", (database) => {
       });
     });
 
+    it("stamps emailVerified on an unverified password account that signs in by code", async () => {
+      const email = nextEmail();
+      const registered = await registerPassword(server, email);
+      const signedIn = await signInWithMagicCode(server, email);
+      expect(signedIn.user_id).toBe(registered.user_id);
+      const me = await readJSON<MeBody>(
+        request(server, "GET", "/api/auth/me", { token: registered.token }),
+      );
+      expect(me.body.user).toMatchObject({ email, emailVerified: isoSeconds(clock.now()) });
+    });
+
     it("signs the same address into the same user again", async () => {
       const email = nextEmail();
       const first = await signInWithMagicCode(server, email);
@@ -176,6 +187,67 @@ describe.each(testDatabases())("auth over HTTP on $name", (database) => {
       const second = await signInWithMagicCode(server, email);
       expect(second.user_id).toBe(first.user_id);
       expect(second.token).not.toBe(first.token);
+    });
+  });
+
+  describe("magic link sign-in", () => {
+    it("signs in through the emailed link, as JSON without a callback", async () => {
+      const email = nextEmail();
+      const sent = await readJSON<{ dev_link: string }>(
+        post(server, "/api/auth/magic-link/send", { email }),
+      );
+      expect(sent).toMatchObject({ status: 200, body: { sent: true, email } });
+      const link = new URL(sent.body.dev_link);
+      expect(link.origin).toBe(server.url);
+      expect(link.pathname).toBe("/api/auth/magic-link/verify");
+
+      const response = await fetch(link);
+      const { status, body } = await readJSON<SignInBody>(response);
+      expect(status).toBe(200);
+      expect(sessionSetCookie(response)).toMatch(new RegExp(`^svc_session=${body.token};`));
+      const again = await errorOf(fetch(link));
+      expect(again).toMatchObject({ status: 401, code: "INVALID_LINK" });
+    });
+
+    it("redirects to a trusted callback with the session cookie (303)", async () => {
+      const email = nextEmail();
+      const callback = "http://localhost:5173/signed-in";
+      const sent = await readJSON<{ dev_link: string }>(
+        post(server, "/api/auth/magic-link/send", { email, callback }),
+      );
+      const response = await fetch(sent.body.dev_link, { redirect: "manual" });
+      expect(response.status).toBe(303);
+      expect(response.headers.get("location")).toBe(callback);
+      const token = /^svc_session=([^;]+);/.exec(sessionSetCookie(response) ?? "")?.[1] ?? "";
+      const me = await readJSON<MeBody>(request(server, "GET", "/api/auth/me", { token }));
+      expect(me.body.user).toMatchObject({ email, emailVerified: isoSeconds(clock.now()) });
+    });
+
+    it.each(["https://evil.example/", "//evil.example", "javascript:alert(1)", "/\t/evil.example"])(
+      "refuses the callback %s with 400 INVALID_REDIRECT and sends nothing",
+      async (callback) => {
+        const email = nextEmail();
+        const error = await errorOf(post(server, "/api/auth/magic-link/send", { email, callback }));
+        expect(error).toMatchObject({ status: 400, code: "INVALID_REDIRECT" });
+        // No cooldown was taken: nothing was issued.
+        expect((await post(server, "/api/auth/magic-link/send", { email })).status).toBe(200);
+      },
+    );
+  });
+
+  describe("session lifetime", () => {
+    it("ends a session exactly at expires_at", async () => {
+      const signedIn = await signInWithMagicCode(server, nextEmail());
+      const guest = await readJSON<{ token: string }>(post(server, "/api/auth/guest"));
+      clock.advance(signedIn.expires_at * 1000 - clock.now() - 1000);
+      for (const token of [signedIn.token, guest.body.token]) {
+        expect((await request(server, "GET", "/api/auth/me", { token })).status).toBe(200);
+      }
+      clock.advance(1000);
+      for (const token of [signedIn.token, guest.body.token]) {
+        const error = await errorOf(request(server, "GET", "/api/auth/me", { token }));
+        expect(error).toMatchObject({ status: 401, code: "INVALID_TOKEN" });
+      }
     });
   });
 
@@ -206,7 +278,9 @@ describe.each(testDatabases())("auth over HTTP on $name", (database) => {
         request(server, "GET", "/api/entities/Todo", { token: bob.token }),
       );
       expect(rest.status).toBe(200);
-      expect(rest.body).toEqual([expect.objectContaining({ title: "bob 1", ownerId: bob.user_id })]);
+      expect(rest.body).toEqual([
+        expect.objectContaining({ title: "bob 1", ownerId: bob.user_id }),
+      ]);
     });
 
     it("authenticates GET /api/auth/me with the cookie alone", async () => {
@@ -373,7 +447,9 @@ describe.each(testDatabases())("auth over HTTP on $name", (database) => {
       });
 
       const wrong = String((Number(sent.body.dev_code) + 1) % 1_000_000).padStart(6, "0");
-      const refused = await errorOf(post(server, "/api/auth/email/verify", { code: wrong }, { token }));
+      const refused = await errorOf(
+        post(server, "/api/auth/email/verify", { code: wrong }, { token }),
+      );
       expect(refused).toMatchObject({ status: 400, code: "INVALID_CODE" });
 
       clock.advance(5_000);
@@ -532,9 +608,7 @@ describe("in-memory state on SQLite", () => {
       signedIn = await signInWithMagicCode(first, "restart@example.com");
     }
     await using second = await startAuthServer(env);
-    const error = await errorOf(
-      request(second, "GET", "/api/auth/me", { token: signedIn.token }),
-    );
+    const error = await errorOf(request(second, "GET", "/api/auth/me", { token: signedIn.token }));
     expect(error).toMatchObject({ status: 401, code: "INVALID_TOKEN" });
   });
 

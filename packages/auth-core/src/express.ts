@@ -24,4 +24,9 @@ export {
   resolveRequestAuth,
   sessionResolver,
 } from "./express/request-auth.js";
-export { type AuthRouterOptions, authErrorHandler, createAuthRouter } from "./express/router.js";
+export {
+  type AuthRouterOptions,
+  authErrorHandler,
+  createAuthRouter,
+  setErrorHeaders,
+} from "./express/router.js";

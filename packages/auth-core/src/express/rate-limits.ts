@@ -42,7 +42,10 @@ function limiter(
     }),
     skip: (req) => key(req) === undefined,
     keyGenerator: (req) => key(req) ?? "",
-    handler: (req, _res, next) => {
+    handler: (req, res, next) => {
+      // The limiter set its own Retry-After from the real clock; the error
+      // below carries the one that matches retry_after_secs.
+      res.removeHeader("Retry-After");
       const reset = (req as Request & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
       const now = options.now?.() ?? Date.now();
       next(

@@ -208,6 +208,22 @@ export function createAuthRouter(auth: Auth, options: AuthRouterOptions): Router
 const passThrough: RequestHandler = (_req, _res, next) => next();
 
 /**
+ * Puts a wire error's headers on the response: `Set-Cookie` is added to the
+ * cookies already set, every other header replaces any earlier value (a
+ * rate limiter's own `Retry-After`, say), so each is sent once.
+ */
+export function setErrorHeaders(
+  res: Response,
+  headers: Readonly<Record<string, string | readonly string[]>>,
+): void {
+  for (const [name, value] of Object.entries(headers)) {
+    const values = typeof value === "string" ? value : [...value];
+    if (name.toLowerCase() === "set-cookie") res.append(name, values);
+    else res.setHeader(name, values);
+  }
+}
+
+/**
  * An error handler for apps that mount the auth router without svc's
  * server: every error becomes the svc envelope with its status, extra body
  * fields and headers; unexpected ones are logged and answered with a 500.
@@ -222,8 +238,7 @@ export function authErrorHandler(
       res.end();
       return;
     }
-    for (const [name, value] of Object.entries(response.headers))
-      res.append(name, value as string | string[]);
+    setErrorHeaders(res, response.headers);
     res.status(response.status).json(response.body);
   };
 }
