@@ -30,11 +30,8 @@ export function apiGate(options: {
   });
   const authenticate = (req: Request, res: Response, next: NextFunction): void => {
     resolveRequestAuth(req, res, options.authenticate)
-      .then(() => {
-        checkCsrf(req, options.csrfOrigins);
-        next();
-      }, next)
-      .catch(next);
+      .then(() => checkCsrf(req, options.csrfOrigins))
+      .then(() => next(), next);
   };
   return (req: Request, res: Response, next: NextFunction) => {
     if (!req.url.startsWith("/api/")) {
