@@ -14,7 +14,12 @@ async function main(): Promise<void> {
     // SIGTERM ends the process at once (the spec's contract: drain at the load
     // balancer); the databases are crash-consistent, so nothing is lost.
     const stop = (): void => {
-      void server.store.close().finally(() => process.exit(0));
+      // Key use times are buffered; write them before the database closes.
+      void server.auth
+        .close()
+        .catch(() => undefined)
+        .finally(() => server.store.close())
+        .finally(() => process.exit(0));
       setTimeout(() => process.exit(0), 1000).unref();
     };
     process.once("SIGTERM", stop);

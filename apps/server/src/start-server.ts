@@ -3,9 +3,10 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { loadDocs } from "@svc/agent-docs";
-import { type AuthDatabase, createAuth } from "@svc/auth-core";
+import { type Auth, type AuthDatabase, createAuth } from "@svc/auth-core";
 import {
   adminTokenResolver,
+  apiKeyResolver,
   clearedSessionCookie,
   SESSION_COOKIE,
   sessionResolver,
@@ -26,6 +27,8 @@ export interface RunningServer {
   readonly url: string;
   readonly port: number;
   readonly store: Store;
+  /** The auth core; `close()` it before the store (it writes buffered key use times). */
+  readonly auth: Auth;
   readonly manifest: Manifest;
   /** The admin token in force (generated in dev mode when unset). */
   readonly adminToken: string;
@@ -127,7 +130,7 @@ export async function startServer(
       functions: runner,
       authenticate: {
         // The spec's order: admin token, `pk.` API key and JWT (auth part 2), `svc_` session.
-        resolvers: [adminTokenResolver(adminToken), sessionResolver(auth)],
+        resolvers: [adminTokenResolver(adminToken), apiKeyResolver(auth), sessionResolver(auth)],
         cookie: {
           name: SESSION_COOKIE,
           resolve: (token) => auth.resolveSession(token),
@@ -170,6 +173,7 @@ export async function startServer(
       url: `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
       port,
       store,
+      auth,
       manifest,
       adminToken,
       adminTokenFile,
@@ -188,6 +192,7 @@ export async function startServer(
         const timer = setTimeout(() => server.closeAllConnections(), drainMs);
         await closed;
         clearTimeout(timer);
+        await auth.close();
         await store.close();
       },
     };

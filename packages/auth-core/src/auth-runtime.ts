@@ -1,5 +1,6 @@
 import type { EntityTables, Store } from "@svc/store";
 import type { Kysely } from "kysely";
+import { recordAudit } from "./audit.js";
 import { type AuthDatabase, accountTables, authTables } from "./auth-database.js";
 import { type CodePurpose, issueCode } from "./code-store.js";
 import { AuthError, rateLimited } from "./errors.js";
@@ -55,11 +56,25 @@ export function codeHash(
   return hmacHex(runtime.codeKey, purpose, subject, code);
 }
 
-/** Creates a session and shapes the sign-in answer. */
+/** How a session came to be, as its audit event records it. */
+export type SignInMethod =
+  | "guest"
+  | "magic-code"
+  | "magic-link"
+  | "password"
+  | "sign-up"
+  | "phone-code";
+
+/**
+ * Creates a session, writes its audit event (`SignIn`, `SignUp` or
+ * `GuestSession`) and shapes the sign-in answer. With `db` both go through
+ * that transaction.
+ */
 export async function signIn(
   runtime: AuthRuntime,
   input: {
     userId: string;
+    method: SignInMethod;
     isGuest?: boolean;
     client?: ClientInfo | undefined;
     db?: Kysely<EntityTables>;
@@ -71,6 +86,14 @@ export async function signIn(
     now: runtime.now(),
     lifetimeMs: runtime.sessionLifetimeMs,
     client: input.client,
+  });
+  await recordAudit(accountTablesOf(runtime, input.db), {
+    userId: input.userId,
+    kind:
+      input.method === "guest" ? "GuestSession" : input.method === "sign-up" ? "SignUp" : "SignIn",
+    at: runtime.now(),
+    data: { method: input.method, session_id: session.id },
+    ip: input.client?.ip,
   });
   return { token, user_id: session.userId, expires_at: Math.floor(session.expiresAt / 1000) };
 }

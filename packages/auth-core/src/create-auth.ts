@@ -1,5 +1,7 @@
 import { type AuthContext, createAuthContext, generateId } from "@svc/schema";
 import type { PackageMigrations, Row, Store } from "@svc/store";
+import { type ApiKeyRecord, createApiKeys, type NewApiKey } from "./api-keys.js";
+import { type AuditEvent, type AuditKind, listAudit, recordAudit } from "./audit.js";
 import type { AuthDatabase } from "./auth-database.js";
 import {
   type AuthRuntime,
@@ -9,12 +11,15 @@ import {
   tablesOf,
 } from "./auth-runtime.js";
 import { AuthError } from "./errors.js";
+import { type AccountDeleted, deleteAccount } from "./flows/account-deletion.js";
 import { sendVerification, verifyEmail } from "./flows/email-verification.js";
 import { type CodeSent, sendMagicCode, verifyMagicCode } from "./flows/magic-code.js";
 import { type LinkTargets, sendMagicLink, verifyMagicLink } from "./flows/magic-link.js";
 import { loginPassword, registerPassword } from "./flows/password.js";
 import { sendPhoneCode, verifyPhoneCode } from "./flows/phone-code.js";
+import { exportUser, type UserExport } from "./flows/user-export.js";
 import type { CaptchaVerifier, DevInbox, EmailSettings, SmsTransport } from "./outbound.js";
+import { requireRealSession } from "./real-session.js";
 import { deriveKey } from "./secrets.js";
 import { SessionCache } from "./session-cache.js";
 import {
@@ -125,6 +130,32 @@ export interface Auth {
   /** Revokes every session of the caller's user, this one included. */
   revokeAllSessions(auth: AuthContext): Promise<{ revoked: number }>;
   listSessions(auth: AuthContext): Promise<SessionInfo[]>;
+  /** The caller a `pk.` bearer stands for; null for other tokens; `INVALID_API_KEY` when bad. */
+  resolveApiKey(token: string): Promise<AuthContext | null>;
+  /** `POST /api/auth/api-keys` (real session only). */
+  createApiKey(
+    auth: AuthContext,
+    body: { name?: unknown; scopes?: unknown; expires_at?: unknown },
+    ip?: string,
+  ): Promise<NewApiKey>;
+  /** `GET /api/auth/api-keys` (real session only). */
+  listApiKeys(auth: AuthContext): Promise<ApiKeyRecord[]>;
+  /** `DELETE /api/auth/api-keys/<id>` (real session only): 404 `NOT_FOUND` unless the caller owns it. */
+  revokeApiKey(auth: AuthContext, keyId: string, ip?: string): Promise<{ revoked: true }>;
+  /** `DELETE /api/auth/account` (real session only). */
+  deleteAccount(auth: AuthContext, ip?: string): Promise<AccountDeleted>;
+  /**
+   * `GET /api/auth/audit`: the caller's own events; with the admin token
+   * everyone's, filterable by `user_id`.
+   */
+  listAudit(
+    auth: AuthContext,
+    query: { user_id?: unknown; kind?: unknown; limit?: unknown; cursor?: unknown },
+  ): Promise<{ events: AuditEvent[]; next_cursor: string | null }>;
+  /** `GET /api/admin/users/<id>/export` (the router checks the admin token). */
+  exportUser(userId: string): Promise<UserExport>;
+  /** Writes what is still buffered (API key use times) and stops timers. Call before closing the store. */
+  close(): Promise<void>;
   /** Empties auth-core's tables (the dev-mode test reset). */
   reset(): Promise<void>;
 }
@@ -172,6 +203,25 @@ export function createAuth(options: AuthOptions): Auth {
   };
   const tables = () => tablesOf(runtime);
   const findSession = sessionFinder(tables());
+  const apiKeys = createApiKeys({
+    tables,
+    hmacKey: deriveKey(options.secret, "api key secrets"),
+    now: runtime.now,
+    cache: options.database.dialect === "sqlite",
+  });
+  const audit = (
+    auth: AuthContext,
+    kind: AuditKind,
+    data: Record<string, unknown> = {},
+    ip?: string,
+  ): Promise<void> =>
+    recordAudit(accountTablesOf(runtime), {
+      userId: auth.userId,
+      kind,
+      at: runtime.now(),
+      data,
+      ip,
+    });
   // Only where this process is the sole writer of the sessions table.
   const cache = options.database.dialect === "sqlite" ? new SessionCache() : undefined;
 
@@ -199,6 +249,7 @@ export function createAuth(options: AuthOptions): Auth {
       // A guest is a user id with no User row and no verified identity.
       const { token, user_id } = await signIn(runtime, {
         userId: generateId(),
+        method: "guest",
         isGuest: true,
         client,
       });
@@ -229,12 +280,14 @@ export function createAuth(options: AuthOptions): Auth {
       const { sessionId } = requireSession(auth);
       await deleteSession(tables(), sessionId);
       cache?.forget(sessionId);
+      await audit(auth, "SignOut", { session_id: sessionId });
       return { revoked: true };
     },
     async revokeAllSessions(auth) {
       const { userId } = requireSession(auth);
       const revoked = await deleteUserSessions(tables(), userId);
       cache?.forgetUser(userId);
+      await audit(auth, "SessionsRevoke", { sessions: revoked });
       return { revoked };
     },
     async listSessions(auth) {
@@ -250,6 +303,43 @@ export function createAuth(options: AuthOptions): Auth {
         ip: session.ip,
       }));
     },
+    resolveApiKey: (token) => apiKeys.resolve(token),
+    async createApiKey(auth, body, ip) {
+      const { userId } = requireRealSession(auth);
+      const created = await apiKeys.create(userId, body);
+      await audit(auth, "ApiKeyCreate", { key_id: created.id, name: created.name }, ip);
+      return created;
+    },
+    listApiKeys: (auth) => apiKeys.list(requireRealSession(auth).userId),
+    async revokeApiKey(auth, keyId, ip) {
+      const { userId } = requireRealSession(auth);
+      if (!(await apiKeys.revoke(userId, keyId))) {
+        throw new AuthError("NOT_FOUND", { message: "You have no API key with this id." });
+      }
+      await audit(auth, "ApiKeyRevoke", { key_id: keyId }, ip);
+      return { revoked: true };
+    },
+    async deleteAccount(auth, ip) {
+      const result = await deleteAccount(runtime, apiKeys, auth, ip);
+      // Only now, after the commit: a rolled-back deletion keeps everything.
+      if (auth.userId !== null) {
+        cache?.forgetUser(auth.userId);
+        apiKeys.forgetUser(auth.userId);
+      }
+      return result;
+    },
+    async listAudit(auth, query) {
+      if (auth.isAdmin) {
+        if (query.user_id !== undefined && typeof query.user_id !== "string") {
+          throw new AuthError("INVALID_QUERY", { message: "user_id must be a string." });
+        }
+        return listAudit(accountTablesOf(runtime), { ...query, userId: query.user_id });
+      }
+      if (auth.userId === null) throw new AuthError("AUTH_REQUIRED");
+      return listAudit(accountTablesOf(runtime), { ...query, userId: auth.userId });
+    },
+    exportUser: (userId) => exportUser(runtime, apiKeys, userId),
+    close: () => apiKeys.close(),
     async reset() {
       for (const table of sessionTableNames) await tables().deleteFrom(table).execute();
       for (const table of accountTableNames) {

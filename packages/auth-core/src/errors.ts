@@ -49,6 +49,25 @@ export const authErrorCodes = {
     message: "The User entity declares no emailVerified field, so verification cannot be stored.",
   },
   LOOPBACK_ONLY: { status: 403, message: "This endpoint answers loopback callers only." },
+  API_KEY_AUTH_FORBIDDEN: {
+    status: 403,
+    message: "An API key cannot do this; sign in with a session.",
+  },
+  SESSION_REQUIRED: {
+    status: 403,
+    message: "This endpoint needs a signed-in session, not a JWT.",
+  },
+  GUEST_NOT_ALLOWED: { status: 403, message: "A guest session cannot do this; sign in first." },
+  INVALID_API_KEY: { status: 401, message: "The API key is revoked, expired or unknown." },
+  INVALID_KEY_NAME: { status: 400, message: "An API key needs a name of 1 to 100 characters." },
+  INVALID_SCOPES: { status: 400, message: "scopes must be a string of at most 1000 characters." },
+  INVALID_EXPIRY: {
+    status: 400,
+    message: "expires_at must be null or a future time in unix seconds.",
+  },
+  NOT_FOUND: { status: 404, message: "No such record." },
+  ADMIN_REQUIRED: { status: 403, message: "This endpoint needs the admin token." },
+  INVALID_QUERY: { status: 400, message: "The query string is malformed." },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 /** A stable @svc/auth-core error code. */

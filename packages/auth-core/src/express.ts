@@ -16,6 +16,7 @@ export {
 export {
   type AuthenticateOptions,
   adminTokenResolver,
+  apiKeyResolver,
   authenticate,
   type BearerResolver,
   getAuth,

@@ -1,3 +1,5 @@
+export type { ApiKeyRecord, NewApiKey } from "./api-keys.js";
+export { type AuditEvent, type AuditKind, auditKinds } from "./audit.js";
 export type { AuthDatabase } from "./auth-database.js";
 export type { SignIn } from "./auth-runtime.js";
 export { CODE_TTL_MS, type CodePurpose, MAX_ATTEMPTS, SEND_COOLDOWN_MS } from "./code-store.js";
@@ -17,9 +19,11 @@ export {
   authErrorCodes,
   rateLimited,
 } from "./errors.js";
+export { type AccountDeleted, AccountDeletionRefused } from "./flows/account-deletion.js";
 export type { CodeSent } from "./flows/magic-code.js";
 export type { LinkTargets } from "./flows/magic-link.js";
 export { resolveRedirect } from "./flows/redirect-target.js";
+export type { UserExport } from "./flows/user-export.js";
 export { normalizeEmail, normalizePhone } from "./normalize.js";
 export {
   type CaptchaProvider,
@@ -51,15 +55,20 @@ export {
   MIN_PASSWORD_LENGTH,
   verifyPassword,
 } from "./password-hash.js";
+export { requireRealSession } from "./real-session.js";
 export type { ClientInfo, SessionRecord } from "./session-store.js";
 export {
+  type ApiKeysTable,
+  type AuditTable,
   type AuthTables,
   accountTableNames,
   authMigrations,
   type CodesTable,
+  type LinkedAccountsTable,
   type PasswordsTable,
   type RateLimitsTable,
   type SessionsTable,
   sessionTableNames,
+  type TrustedDeviceTable,
 } from "./tables.js";
 export { checkUserEntity, type UserEntityInfo } from "./user-entity.js";

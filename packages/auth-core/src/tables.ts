@@ -47,8 +47,57 @@ export interface RateLimitsTable {
   reset_at: number;
 }
 
+/**
+ * An API key: only an HMAC of its secret is kept. Times are unix seconds,
+ * as the spec's API key record has them.
+ */
+export interface ApiKeysTable {
+  id: string;
+  user_id: string;
+  name: string;
+  prefix: string;
+  secret_hash: string;
+  scopes: string | null;
+  expires_at: number | null;
+  last_used_at: number | null;
+  created_at: number;
+}
+
+/** One audit event; `data` is a JSON object. Times are unix milliseconds. */
+export interface AuditTable {
+  id: string;
+  user_id: string | null;
+  kind: string;
+  at: number;
+  data: string;
+  ip: string | null;
+}
+
+/** An external identity (OAuth, SSO) linked to a user; filled by @svc/oauth-providers. */
+export interface LinkedAccountsTable {
+  id: string;
+  user_id: string;
+  provider: string;
+  provider_user_id: string;
+  email: string | null;
+  created_at: number;
+}
+
+/** A device trusted to skip the second factor (the spec's `svc_trusted_device`). */
+export interface TrustedDeviceTable {
+  id: string;
+  user_id: string;
+  created_at: number;
+  expires_at: number;
+  user_agent: string | null;
+}
+
 /** The tables auth-core reads and writes, for a typed kysely instance. */
 export interface AuthTables {
+  svc_api_keys: ApiKeysTable;
+  svc_audit: AuditTable;
+  svc_linked_accounts: LinkedAccountsTable;
+  svc_trusted_device: TrustedDeviceTable;
   svc_sessions: SessionsTable;
   svc_codes: CodesTable;
   svc_passwords: PasswordsTable;
@@ -60,10 +109,35 @@ export const sessionTableNames = [
   "svc_sessions",
   "svc_codes",
   "svc_rate_limits",
+  "svc_api_keys",
+  "svc_trusted_device",
 ] as const satisfies readonly (keyof AuthTables)[];
 
 /** auth-core's tables that always live in the application database. */
-export const accountTableNames = ["svc_passwords"] as const satisfies readonly (keyof AuthTables)[];
+export const accountTableNames = [
+  "svc_passwords",
+  "svc_audit",
+  "svc_linked_accounts",
+] as const satisfies readonly (keyof AuthTables)[];
+
+/**
+ * `create index`: in an attached SQLite database the index name carries the
+ * schema and the table must not, which kysely's builder cannot express.
+ */
+async function createIndex(
+  db: Kysely<AuthTables>,
+  schema: string | undefined,
+  name: string,
+  table: keyof AuthTables,
+  columns: readonly string[],
+  unique = false,
+): Promise<void> {
+  const qualified = schema === undefined ? sql.id(name) : sql`${sql.id(schema)}.${sql.id(name)}`;
+  const list = sql.join(columns.map((column) => sql.id(column)));
+  await sql`create ${sql.raw(unique ? "unique index" : "index")} ${qualified} on ${sql.id(table)} (${list})`.execute(
+    db,
+  );
+}
 
 /**
  * auth-core's table plans, for `store.migrate({ packages: authMigrations(schema) })`.
@@ -92,6 +166,36 @@ export function authMigrations(schema?: string): readonly PackageMigrations[] {
               .execute();
           },
         },
+        {
+          id: "002_audit_linked_accounts",
+          async up(untyped) {
+            const db = untyped as unknown as Kysely<AuthTables>;
+            await db.schema
+              .createTable("svc_audit")
+              .addColumn("id", "text", (col) => col.primaryKey())
+              .addColumn("user_id", "text")
+              .addColumn("kind", "text", (col) => col.notNull())
+              .addColumn("at", "bigint", (col) => col.notNull())
+              .addColumn("data", "text", (col) => col.notNull())
+              .addColumn("ip", "text")
+              .execute();
+            await createIndex(db, undefined, "svc_audit_user_at", "svc_audit", ["user_id", "at"]);
+            await createIndex(db, undefined, "svc_audit_at", "svc_audit", ["at"]);
+            await db.schema
+              .createTable("svc_linked_accounts")
+              .addColumn("id", "text", (col) => col.primaryKey())
+              .addColumn("user_id", "text", (col) => col.notNull())
+              .addColumn("provider", "text", (col) => col.notNull())
+              .addColumn("provider_user_id", "text", (col) => col.notNull())
+              .addColumn("email", "text")
+              .addColumn("created_at", "bigint", (col) => col.notNull())
+              .addUniqueConstraint("svc_linked_accounts_identity", ["provider", "provider_user_id"])
+              .execute();
+            await createIndex(db, undefined, "svc_linked_accounts_user_id", "svc_linked_accounts", [
+              "user_id",
+            ]);
+          },
+        },
       ],
     },
     {
@@ -112,15 +216,9 @@ export function authMigrations(schema?: string): readonly PackageMigrations[] {
               .addColumn("user_agent", "text")
               .addColumn("ip", "text")
               .execute();
-            // In an attached SQLite database the index name carries the schema
-            // and the table must not, which kysely's builder cannot express.
-            const index =
-              context.schema === undefined
-                ? sql.id("svc_sessions_user_id")
-                : sql`${sql.id(context.schema)}.${sql.id("svc_sessions_user_id")}`;
-            await sql`create index ${index} on ${sql.id("svc_sessions")} (${sql.id("user_id")})`.execute(
-              db,
-            );
+            await createIndex(db, context.schema, "svc_sessions_user_id", "svc_sessions", [
+              "user_id",
+            ]);
             await db.schema
               .createTable("svc_codes")
               .addColumn("id", "text", (col) => col.primaryKey())
@@ -139,6 +237,42 @@ export function authMigrations(schema?: string): readonly PackageMigrations[] {
               .addColumn("hits", "integer", (col) => col.notNull())
               .addColumn("reset_at", "bigint", (col) => col.notNull())
               .execute();
+          },
+        },
+        {
+          id: "002_api_keys_trusted_devices",
+          async up(untyped, context) {
+            const db = untyped as unknown as Kysely<AuthTables>;
+            await db.schema
+              .createTable("svc_api_keys")
+              .addColumn("id", "text", (col) => col.primaryKey())
+              .addColumn("user_id", "text", (col) => col.notNull())
+              .addColumn("name", "text", (col) => col.notNull())
+              .addColumn("prefix", "text", (col) => col.notNull())
+              .addColumn("secret_hash", "text", (col) => col.notNull())
+              .addColumn("scopes", "text")
+              .addColumn("expires_at", "bigint")
+              .addColumn("last_used_at", "bigint")
+              .addColumn("created_at", "bigint", (col) => col.notNull())
+              .execute();
+            await createIndex(db, context.schema, "svc_api_keys_user_id", "svc_api_keys", [
+              "user_id",
+            ]);
+            await db.schema
+              .createTable("svc_trusted_device")
+              .addColumn("id", "text", (col) => col.primaryKey())
+              .addColumn("user_id", "text", (col) => col.notNull())
+              .addColumn("created_at", "bigint", (col) => col.notNull())
+              .addColumn("expires_at", "bigint", (col) => col.notNull())
+              .addColumn("user_agent", "text")
+              .execute();
+            await createIndex(
+              db,
+              context.schema,
+              "svc_trusted_device_user_id",
+              "svc_trusted_device",
+              ["user_id"],
+            );
           },
         },
       ],

@@ -11,6 +11,8 @@ import type { UserEntityInfo } from "./user-entity.js";
 export interface UserDirectory {
   /** Throws `USER_ENTITY_MISSING` (501) when the app has no `User`; else what boot learned. */
   require(): UserEntityInfo;
+  /** Whether the app declares a `User` entity. */
+  exists(): boolean;
   findByField(field: "email" | "phone", value: string): Promise<Row | null>;
   get(id: string): Promise<Row | null>;
   /**
@@ -45,6 +47,7 @@ export function createUserDirectory(store: Store, info: UserEntityInfo | undefin
   };
   return {
     require,
+    exists: () => info !== undefined,
     findByField,
     get: async (id) => {
       require();

@@ -126,16 +126,32 @@ describe.each(databases)("auth.reset on $name", (database) => {
     const limiter = new DatabaseRateLimitStore(f.database, { prefix: "ip:", now: f.clock.now });
     limiter.init({ windowMs: 60_000 } as Options);
     await limiter.increment("203.0.113.9");
+    const session = await f.auth.resolveSession(token);
+    if (session === null) throw new Error("the fixture's session did not resolve");
+    await f.auth.createApiKey(session, { name: "ci" });
+    const now = f.clock.now();
+    await f.accountTables
+      .insertInto("svc_linked_accounts")
+      .values({
+        id: "l1",
+        user_id: "u1",
+        provider: "github",
+        provider_user_id: "1",
+        email: null,
+        created_at: now,
+      })
+      .execute();
+    await f.tables
+      .insertInto("svc_trusted_device")
+      .values({ id: "d1", user_id: "u1", created_at: now, expires_at: now + 1, user_agent: null })
+      .execute();
     expect(Object.values(await countRows(f)).every((count) => count > 0)).toBe(true);
 
     await f.auth.reset();
 
-    expect(await countRows(f)).toEqual({
-      svc_sessions: 0,
-      svc_codes: 0,
-      svc_rate_limits: 0,
-      svc_passwords: 0,
-    });
+    const counts = await countRows(f);
+    expect(Object.keys(counts).sort()).toEqual([...sessionTableNames, ...accountTableNames].sort());
+    expect(Object.values(counts).every((count) => count === 0)).toBe(true);
     expect(await f.auth.resolveSession(token)).toBeNull();
     // The cooldown went with the codes.
     await f.auth.sendMagicCode({ email: "c@example.com" }, { exposeDevCode: false });

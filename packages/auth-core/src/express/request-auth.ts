@@ -58,6 +58,11 @@ export function sessionResolver(auth: Pick<Auth, "resolveSession">): BearerResol
   };
 }
 
+/** Resolves `pk.` API keys; a bad one is 401 `INVALID_API_KEY` at once, never a fall-through. */
+export function apiKeyResolver(auth: Pick<Auth, "resolveApiKey">): BearerResolver {
+  return (token) => auth.resolveApiKey(token);
+}
+
 /** Options of `authenticate`. */
 export interface AuthenticateOptions {
   /** Bearer resolvers in the spec's order: admin token, `pk.` API key, JWT, `svc_` session. */

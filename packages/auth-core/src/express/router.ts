@@ -195,6 +195,32 @@ export function createAuthRouter(auth: Auth, options: AuthRouterOptions): Router
     res.append("Set-Cookie", clearedSessionCookie(options.cookie));
     res.json(result);
   });
+  router.post("/api/auth/api-keys", body, async (req, res) => {
+    res.json(await auth.createApiKey(getAuth(req), bodyOf(req), req.ip));
+  });
+  router.get("/api/auth/api-keys", async (req, res) => {
+    res.json(await auth.listApiKeys(getAuth(req)));
+  });
+  router.delete("/api/auth/api-keys/:keyId", async (req, res) => {
+    res.json(await auth.revokeApiKey(getAuth(req), String(req.params.keyId), req.ip));
+  });
+  router.delete("/api/auth/account", async (req, res) => {
+    const result = await auth.deleteAccount(getAuth(req), req.ip);
+    res.append("Set-Cookie", clearedSessionCookie(options.cookie));
+    res.json(result);
+  });
+  router.get("/api/auth/audit", async (req, res) => {
+    res.json(await auth.listAudit(getAuth(req), req.query as Record<string, unknown>));
+  });
+  router.get("/api/admin/users/:userId/export", async (req, res) => {
+    const caller = getAuth(req);
+    if (!caller.isAdmin) {
+      throw new AuthError(
+        caller.userId === null && caller.via === null ? "AUTH_REQUIRED" : "ADMIN_REQUIRED",
+      );
+    }
+    res.json(await auth.exportUser(String(req.params.userId)));
+  });
   const inbox = auth.devInbox;
   if (auth.devMode && inbox !== undefined) {
     router.get("/api/__dev__/inbox", (req, res) => {

@@ -1,5 +1,6 @@
 import type { AuthContext } from "@svc/schema";
-import type { AuthRuntime } from "../auth-runtime.js";
+import { recordAudit } from "../audit.js";
+import { type AuthRuntime, accountTablesOf } from "../auth-runtime.js";
 import { AuthError } from "../errors.js";
 import { readCode } from "../normalize.js";
 import { verificationEmail } from "../outbound.js";
@@ -51,5 +52,11 @@ export async function verifyEmail(
   await checkEmailCode(runtime, { purpose: "verify", subject: email, code, invalidStatus: 400 });
   const emailVerified = isoSeconds(runtime.now());
   await runtime.users.stampEmailVerified(user.id, emailVerified);
+  await recordAudit(accountTablesOf(runtime), {
+    userId: user.id,
+    kind: "EmailVerify",
+    at: runtime.now(),
+    data: { email },
+  });
   return { verified: true, emailVerified };
 }

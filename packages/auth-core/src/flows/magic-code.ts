@@ -108,5 +108,5 @@ export async function verifyMagicCode(
   const user = await runtime.users.findOrCreate("email", email, {
     verifiedAt: isoSeconds(runtime.now()),
   });
-  return signIn(runtime, { userId: user.id, client });
+  return signIn(runtime, { userId: user.id, method: "magic-code", client });
 }

@@ -78,5 +78,5 @@ export async function verifyMagicLink(
   const user = await runtime.users.findOrCreate("email", email, {
     verifiedAt: isoSeconds(runtime.now()),
   });
-  return signIn(runtime, { userId: user.id, client });
+  return signIn(runtime, { userId: user.id, method: "magic-link", client });
 }

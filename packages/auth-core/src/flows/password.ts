@@ -48,7 +48,7 @@ export async function registerPassword(
         .insertInto("svc_passwords")
         .values({ user_id: user.id, hash, updated_at: runtime.now() })
         .execute();
-      return signIn(runtime, { userId: user.id, client, db: tx.db });
+      return signIn(runtime, { userId: user.id, method: "sign-up", client, db: tx.db });
     });
   } catch (error) {
     if (error instanceof StoreError && error.code === "UNIQUE_VIOLATION") {
@@ -89,5 +89,5 @@ export async function loginPassword(
       ? await verifyPassword(stored.hash, password)
       : await verifyDummyPassword(tooLong ? "" : password);
   if (!ok || user === null) throw new AuthError("INVALID_CREDENTIALS");
-  return signIn(runtime, { userId: user.id, client });
+  return signIn(runtime, { userId: user.id, method: "password", client });
 }

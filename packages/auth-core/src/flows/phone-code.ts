@@ -65,5 +65,5 @@ export async function verifyPhoneCode(
       : null);
   if (user === null)
     throw new AuthError("USER_NOT_FOUND", { message: "No user has this phone number." });
-  return signIn(runtime, { userId: user.id, client });
+  return signIn(runtime, { userId: user.id, method: "phone-code", client });
 }
