@@ -1,7 +1,8 @@
 import type { FunctionDefinition } from "./define-function.js";
+import type { HookDefinition } from "./define-hook.js";
 import { isPlainObject, isZodLike } from "./validate-args.js";
 
-const TYPES: readonly unknown[] = ["query", "mutation", "action"];
+const TYPES: readonly unknown[] = ["query", "mutation", "action", "hook"];
 const AUTH: readonly unknown[] = [undefined, "user", "guest"];
 
 /**
@@ -11,11 +12,17 @@ const AUTH: readonly unknown[] = [undefined, "user", "guest"];
  */
 export function findDefinitionProblem(value: unknown): string | undefined {
   if (typeof value !== "object" || value === null) {
-    return "its default export must be query(...), mutation(...) or action(...)";
+    return "its default export must be query(...), mutation(...), action(...) or hook(...)";
   }
-  const { type, handler, auth, args } = value as Partial<Record<string, unknown>>;
-  if (!TYPES.includes(type)) return `"type" must be "query", "mutation" or "action"`;
+  const { type, handler, auth, args, on } = value as Partial<Record<string, unknown>>;
+  if (!TYPES.includes(type)) return `"type" must be "query", "mutation", "action" or "hook"`;
   if (typeof handler !== "function") return `"handler" must be a function`;
+  if (type === "hook") {
+    const entity = (on as { delete?: { entity?: unknown } } | undefined)?.delete?.entity;
+    return typeof entity === "string" && entity !== ""
+      ? undefined
+      : `a hook needs "on": { "delete": { "entity": "<Entity>" } }`;
+  }
   if (!AUTH.includes(auth)) return `"auth" must be "user" or "guest" when set`;
   if (args === undefined || isZodLike(args)) return undefined;
   if (!isPlainObject(args)) return `"args" must be a zod object or a record of zod schemas`;
@@ -26,6 +33,6 @@ export function findDefinitionProblem(value: unknown): string | undefined {
 }
 
 /** Whether `value` is a function definition (see `findDefinitionProblem`). */
-export function isFunctionDefinition(value: unknown): value is FunctionDefinition {
+export function isFunctionDefinition(value: unknown): value is FunctionDefinition | HookDefinition {
   return findDefinitionProblem(value) === undefined;
 }

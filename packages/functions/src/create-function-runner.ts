@@ -3,6 +3,7 @@ import type { EntityReader, Store } from "@svc/store";
 import { findDefinitionProblem } from "./check-definition.js";
 import type { ActionContext, BaseContext, MutationContext, QueryContext } from "./context.js";
 import type { FunctionDefinition, FunctionRegistry, FunctionType } from "./define-function.js";
+import type { HookDefinition } from "./define-hook.js";
 import { FunctionsError, isUpperSnakeCode } from "./errors.js";
 import { membershipCheck } from "./require-member.js";
 import { toJSONResult } from "./to-json-result.js";
@@ -62,6 +63,7 @@ interface Entry {
 export function createFunctionRunner(options: FunctionRunnerOptions): FunctionRunner {
   const { store } = options;
   const entries = new Map<string, Entry>();
+  const hooks: [string, HookDefinition][] = [];
   for (const [name, definition] of options.functions) {
     const problem = findDefinitionProblem(definition);
     if (problem !== undefined) {
@@ -69,10 +71,12 @@ export function createFunctionRunner(options: FunctionRunnerOptions): FunctionRu
         message: `Function ${name} is not a function definition: ${problem}.`,
       });
     }
-    entries.set(name, { name, definition, validate: createArgsValidator(definition.args) });
+    if (definition.type === "hook") hooks.push([name, definition]);
+    else entries.set(name, { name, definition, validate: createArgsValidator(definition.args) });
   }
-  const names = Object.freeze([...entries.keys()].sort());
   const requireMemberFor = membershipCheck(store);
+  for (const [name, definition] of hooks) registerHook(store, name, definition, requireMemberFor);
+  const names = Object.freeze([...entries.keys()].sort());
 
   async function run(
     name: string,
@@ -139,6 +143,36 @@ export function createFunctionRunner(options: FunctionRunnerOptions): FunctionRu
     has: (name) => entries.has(name),
     names: () => names,
   };
+}
+
+/**
+ * Registers a hook file with the store. An entity the manifest lacks stops
+ * the boot naming the file; an error the hook throws reaches the deleting
+ * caller like a mutation's (client-safe errors as they are, others as
+ * `FUNCTION_FAILED`).
+ */
+function registerHook(
+  store: Store,
+  name: string,
+  definition: HookDefinition,
+  requireMemberFor: (auth: AuthContext) => BaseContext["requireMember"],
+): void {
+  const entity = definition.on.delete.entity;
+  if (!store.manifest.entities.some((declared) => declared.name === entity)) {
+    throw new FunctionsError("INVALID_FUNCTION", {
+      message: `Hook ${name} runs on deletes of ${entity}, which the manifest does not declare.`,
+    });
+  }
+  store.onBeforeDelete(entity, async ({ row, db, auth }) => {
+    try {
+      await definition.handler(
+        { auth, db, error: raiseError, requireMember: requireMemberFor(auth) },
+        { row },
+      );
+    } catch (error) {
+      throw toClientError(error, name);
+    }
+  });
 }
 
 function checkAccess(definition: FunctionDefinition, auth: AuthContext): void {

@@ -19,6 +19,7 @@ export {
   action,
   type FunctionAuth,
   type FunctionDefinition,
+  type FunctionFileDefinition,
   type FunctionRegistry,
   type FunctionType,
   type InferArgs,
@@ -31,6 +32,7 @@ export {
   query,
   type UntypedArgs,
 } from "./define-function.js";
+export { type HookConfig, type HookContext, type HookDefinition, hook } from "./define-hook.js";
 export {
   type ApplicationErrorCode,
   type ApplicationErrorOptions,

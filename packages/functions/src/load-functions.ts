@@ -4,6 +4,7 @@ import { pathToFileURL } from "node:url";
 import { tsImport } from "tsx/esm/api";
 import { findDefinitionProblem } from "./check-definition.js";
 import type { FunctionDefinition, FunctionRegistry } from "./define-function.js";
+import type { HookDefinition } from "./define-hook.js";
 import { FunctionsError } from "./errors.js";
 
 const EXTENSIONS: readonly string[] = [".ts", ".mts", ".js", ".mjs"];
@@ -42,7 +43,7 @@ interface FunctionFile {
  */
 export async function loadFunctions(dir: string): Promise<FunctionRegistry> {
   const files = await findFunctionFiles(dir);
-  const registry = new Map<string, FunctionDefinition>();
+  const registry = new Map<string, FunctionDefinition | HookDefinition>();
   if (files.length === 0) return registry;
   for (const file of files) {
     const url = pathToFileURL(file.path).href;
@@ -62,7 +63,7 @@ export async function loadFunctions(dir: string): Promise<FunctionRegistry> {
         message: `${file.label} is not a function definition: ${problem}.`,
       });
     }
-    registry.set(file.name, definition as FunctionDefinition);
+    registry.set(file.name, definition as FunctionDefinition | HookDefinition);
   }
   return registry;
 }

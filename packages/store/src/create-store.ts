@@ -5,11 +5,12 @@ import { createAccessControl } from "./access.js";
 import type { EntityTables, StoreDialect } from "./database.js";
 import { databaseError } from "./driver-errors.js";
 import { buildEntityModels } from "./entity-model.js";
-import { StoreError } from "./errors.js";
+import { nameForMessage, StoreError } from "./errors.js";
 import { migrateDatabase } from "./migrate.js";
 import { checkId } from "./prepare-write.js";
 import { authorize, findModel, type OperationContext, selectPage, selectRow } from "./read-ops.js";
 import type {
+  BeforeDeleteHook,
   ChangeEvent,
   ChangeListener,
   EntityReader,
@@ -129,6 +130,7 @@ export function createStore(options: CreateStoreOptions): Store {
   const models = buildEntityModels(manifest, plan, dialect);
   const access = createAccessControl(manifest);
   const listeners = new Set<ChangeListener>();
+  const deleteHooks = new Map<string, BeforeDeleteHook[]>();
   const now = (): string => clock().toISOString();
   // Marks code running inside one of this store's transactions. On SQLite the
   // transaction holds the only connection, so a read or transaction started
@@ -165,9 +167,23 @@ export function createStore(options: CreateStoreOptions): Store {
       result = await insideTransaction.run(state, () =>
         db.transaction().execute(async (trx) => {
           state.db = trx;
-          const ctx: WriteContext = { db: trx, dialect, models, access, auth, events, now };
+          const deleting = new Set<string>();
+          const isOpen = (): boolean => state.open;
+          const contextFor = (caller: AuthContext): WriteContext => ({
+            db: trx,
+            dialect,
+            models,
+            access,
+            auth: caller,
+            events,
+            now,
+            deleting,
+            beforeDelete: (entity) => deleteHooks.get(entity) ?? [],
+            systemWriter: () => createWriter(contextFor(adminAuth), isOpen),
+          });
+          const ctx = contextFor(auth);
           try {
-            return await work({ entities: createWriter(ctx, () => state.open), db: trx });
+            return await work({ entities: createWriter(ctx, isOpen), db: trx });
           } catch (error) {
             thrown.byWork = error;
             throw error;
@@ -210,6 +226,20 @@ export function createStore(options: CreateStoreOptions): Store {
       ),
     transaction: (auth, work) => runTransaction(auth, (tx) => work(tx.entities)),
     frameworkTransaction: runTransaction,
+    onBeforeDelete(entity: string, hook: BeforeDeleteHook): () => void {
+      if (!models.has(entity)) {
+        throw new StoreError("ENTITY_NOT_FOUND", {
+          message: `A before-delete hook names ${nameForMessage(entity)}, which the manifest does not declare.`,
+        });
+      }
+      deleteHooks.set(entity, [...(deleteHooks.get(entity) ?? []), hook]);
+      return () => {
+        deleteHooks.set(
+          entity,
+          (deleteHooks.get(entity) ?? []).filter((registered) => registered !== hook),
+        );
+      };
+    },
     onChange(listener: ChangeListener): () => void {
       listeners.add(listener);
       return () => {

@@ -64,7 +64,18 @@ export function uniqueViolation(
 }
 
 /** Wraps an unexpected error as a generic 500 that keeps the original as `cause`. */
+/** Errors thrown by application hooks: they reach the caller as they are, never as DATABASE_ERROR. */
+const hookErrors = new WeakSet<Error>();
+
+/** Marks what a hook threw so `databaseError` lets it through; non-errors are wrapped first. */
+export function hookError(thrown: unknown): Error {
+  const error = thrown instanceof Error ? thrown : new Error(String(thrown));
+  hookErrors.add(error);
+  return error;
+}
+
 export function databaseError(error: unknown): Error {
   if (error instanceof StoreError || error instanceof SchemaError) return error;
+  if (error instanceof Error && hookErrors.has(error)) return error;
   return new StoreError("DATABASE_ERROR", { cause: error });
 }

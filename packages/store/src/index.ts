@@ -16,6 +16,7 @@ export type {
 } from "./package-migrations.js";
 export { DEFAULT_LIMIT, MAX_LIMIT } from "./query-options.js";
 export type {
+  BeforeDeleteHook,
   ChangeEvent,
   ChangeListener,
   EntityReader,

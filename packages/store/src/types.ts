@@ -71,6 +71,21 @@ export interface MigrationReport {
   readonly applied: readonly string[];
 }
 
+/**
+ * Runs inside the transaction of a delete, before the row goes: the place
+ * to remove or detach what belongs to it (a user's data on account
+ * deletion). `db` writes with the admin token's rights in the same
+ * transaction; throwing aborts the delete and rolls everything back.
+ */
+export type BeforeDeleteHook = (input: {
+  /** The row about to be deleted. */
+  readonly row: Row;
+  /** The same transaction, with the admin token's rights. */
+  readonly db: EntityWriter;
+  /** Who deletes the row. */
+  readonly auth: AuthContext;
+}) => Promise<void>;
+
 /** What `migrate` brings up to date besides the manifest's entities. */
 export interface MigrateOptions {
   /** Framework packages' own tables, migrated in the same transaction, after the entities. */
@@ -123,6 +138,12 @@ export interface Store {
     auth: AuthContext,
     work: (tx: FrameworkTransaction) => Promise<T>,
   ): Promise<T>;
+  /**
+   * Registers a hook that runs before every delete of a row of `entity`,
+   * whoever deletes it (a function, the entity API, account deletion).
+   * Returns the unregister function.
+   */
+  onBeforeDelete(entity: string, hook: BeforeDeleteHook): () => void;
   /** Subscribes to committed changes; returns the unsubscribe function. */
   onChange(listener: ChangeListener): () => void;
   /** Resolves when the database answers a trivial query. */

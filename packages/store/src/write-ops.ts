@@ -4,6 +4,7 @@ import {
   classifyDriverError,
   type DriverFailure,
   databaseError,
+  hookError,
   uniqueViolation,
 } from "./driver-errors.js";
 import type { EntityModel } from "./entity-model.js";
@@ -18,7 +19,7 @@ import {
   preparePatch,
 } from "./prepare-write.js";
 import { authorize, findModel, type OperationContext, selectRow } from "./read-ops.js";
-import type { ChangeEvent, Row, RowInput } from "./types.js";
+import type { BeforeDeleteHook, ChangeEvent, EntityWriter, Row, RowInput } from "./types.js";
 
 /** A write operation's context: the transaction, its caller and its pending events. */
 export interface WriteContext extends OperationContext {
@@ -26,6 +27,12 @@ export interface WriteContext extends OperationContext {
   readonly events: ChangeEvent[];
   /** The injectable clock, as an ISO string. */
   readonly now: () => string;
+  /** The before-delete hooks of an entity. */
+  readonly beforeDelete: (entity: string) => readonly BeforeDeleteHook[];
+  /** A writer in this transaction with the admin token's rights, for hooks. */
+  readonly systemWriter: () => EntityWriter;
+  /** Rows whose delete is under way in this transaction (`Entity/id`): their hooks do not run twice. */
+  readonly deleting: Set<string>;
 }
 
 function enforce(decision: AccessDecision): void {
@@ -212,6 +219,25 @@ export async function deleteRow(ctx: WriteContext, entity: string, id: string): 
       existsResolver(ctx),
     ),
   );
+  // Hooks run before the reference check: they are where referencing rows go.
+  const key = `${model.name}/${rowId}`;
+  const hooks = ctx.beforeDelete(model.name);
+  if (hooks.length > 0 && !ctx.deleting.has(key)) {
+    ctx.deleting.add(key);
+    try {
+      for (const hook of hooks) {
+        try {
+          await hook({ row: existing, db: ctx.systemWriter(), auth: ctx.auth });
+        } catch (error) {
+          throw hookError(error);
+        }
+      }
+    } finally {
+      ctx.deleting.delete(key);
+    }
+    // A hook may have deleted the row itself: then it is gone, as asked.
+    if ((await selectRow(ctx, model, rowId, null, true)) === null) return;
+  }
   for (const inbound of model.referencedBy) {
     let query = ctx.db.selectFrom(inbound.entity).select("id").where(inbound.field, "=", rowId);
     // A row that points at itself does not keep itself alive.
