@@ -2,15 +2,13 @@ import { adminAuth, createAuthContext, createStore } from "@svc/store";
 import { openSqlite } from "@svc/store/sqlite";
 import { afterEach, describe, expect, it } from "vitest";
 import { manifest } from "../test/runner-fixture.js";
-import type { FunctionFileDefinition } from "./define-function.js";
+import { createFunctionRunner } from "./create-function-runner.js";
+import { type FunctionFileDefinition, mutation } from "./define-function.js";
+import { hook } from "./define-hook.js";
+import { FunctionsError } from "./errors.js";
 
 // The fixture manifest has no policies: an admin acting for u1 may delete.
 const userAuth = createAuthContext({ isAdmin: true, userId: "u1" });
-
-import { createFunctionRunner } from "./create-function-runner.js";
-import { mutation } from "./define-function.js";
-import { hook } from "./define-hook.js";
-import { FunctionsError } from "./errors.js";
 
 const opened: { close(): Promise<void> }[] = [];
 afterEach(async () => {
@@ -38,24 +36,22 @@ describe("hook()", () => {
     const seen: string[] = [];
     const runner = createFunctionRunner({
       store,
-      functions: new Map<string, FunctionRegistry extends ReadonlyMap<string, infer T> ? T : never>(
+      functions: new Map<string, FunctionFileDefinition>([
+        ["remove", remove],
         [
-          ["remove", remove],
-          [
-            "onTodoDelete",
-            hook({
-              on: { delete: { entity: "Todo" } },
-              handler: async (ctx, { row }) => {
-                seen.push(`${String(row.title)} by ${String(ctx.auth.userId)}`);
-                await ctx.db.insert("Todo", {
-                  title: `tombstone of ${String(row.title)}`,
-                  done: true,
-                });
-              },
-            }),
-          ],
+          "onTodoDelete",
+          hook({
+            on: { delete: { entity: "Todo" } },
+            handler: async (ctx, { row }) => {
+              seen.push(`${String(row.title)} by ${String(ctx.auth.userId)}`);
+              await ctx.db.insert("Todo", {
+                title: `tombstone of ${String(row.title)}`,
+                done: true,
+              });
+            },
+          }),
         ],
-      ),
+      ]),
     });
     const todo = await store.transaction(adminAuth, (db) =>
       db.insert("Todo", { title: "a", done: false }),
@@ -70,20 +66,18 @@ describe("hook()", () => {
     const store = await storeWith();
     const runner = createFunctionRunner({
       store,
-      functions: new Map<string, FunctionRegistry extends ReadonlyMap<string, infer T> ? T : never>(
+      functions: new Map<string, FunctionFileDefinition>([
+        ["remove", remove],
         [
-          ["remove", remove],
-          [
-            "keepDone",
-            hook({
-              on: { delete: { entity: "Todo" } },
-              handler: (ctx, { row }) => {
-                if (row.done === true) ctx.error("TODO_LOCKED", "Done todos are kept.", 409);
-              },
-            }),
-          ],
+          "keepDone",
+          hook({
+            on: { delete: { entity: "Todo" } },
+            handler: (ctx, { row }) => {
+              if (row.done === true) ctx.error("TODO_LOCKED", "Done todos are kept.", 409);
+            },
+          }),
         ],
-      ),
+      ]),
     });
     const todo = await store.transaction(adminAuth, (db) =>
       db.insert("Todo", { title: "a", done: true }),
@@ -100,9 +94,7 @@ describe("hook()", () => {
     const onDelete = hook({ on: { delete: { entity: "Todo" } }, handler: () => {} });
     const runner = createFunctionRunner({
       store,
-      functions: new Map<string, FunctionRegistry extends ReadonlyMap<string, infer T> ? T : never>(
-        [["onDelete", onDelete]],
-      ),
+      functions: new Map<string, FunctionFileDefinition>([["onDelete", onDelete]]),
     });
     expect(runner.has("onDelete")).toBe(false);
     await expect(runner.run("onDelete", {}, userAuth)).rejects.toMatchObject({
@@ -112,10 +104,7 @@ describe("hook()", () => {
     expect(() =>
       createFunctionRunner({
         store,
-        functions: new Map<
-          string,
-          FunctionRegistry extends ReadonlyMap<string, infer T> ? T : never
-        >([["stray", stray]]),
+        functions: new Map<string, FunctionFileDefinition>([["stray", stray]]),
       }),
     ).toThrow(FunctionsError);
   });
@@ -126,20 +115,14 @@ describe("hook()", () => {
     expect(() =>
       createFunctionRunner({
         store,
-        functions: new Map<
-          string,
-          FunctionRegistry extends ReadonlyMap<string, infer T> ? T : never
-        >([["plain", plain as never]]),
+        functions: new Map<string, FunctionFileDefinition>([["plain", plain as never]]),
       }),
     ).not.toThrow();
     const broken = { type: "hook", on: {}, handler: async () => {} };
     expect(() =>
       createFunctionRunner({
         store,
-        functions: new Map<
-          string,
-          FunctionRegistry extends ReadonlyMap<string, infer T> ? T : never
-        >([["broken", broken as never]]),
+        functions: new Map<string, FunctionFileDefinition>([["broken", broken as never]]),
       }),
     ).toThrow(/needs "on"/);
   });
