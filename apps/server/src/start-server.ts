@@ -111,6 +111,8 @@ export async function startServer(
       email: config.auth.email,
       ...(config.auth.sms !== undefined && { sms: config.auth.sms }),
       ...(config.auth.captcha !== undefined && { captcha: config.auth.captcha }),
+      jwt: config.auth.jwt,
+      ...(config.auth.upstreamJWT !== undefined && { upstreamJWT: config.auth.upstreamJWT }),
       ...(options.now !== undefined && { now: options.now }),
     });
     await store.migrate({ packages: auth.migrations });
@@ -129,8 +131,13 @@ export async function startServer(
       store,
       functions: runner,
       authenticate: {
-        // The spec's order: admin token, `pk.` API key and JWT (auth part 2), `svc_` session.
-        resolvers: [adminTokenResolver(adminToken), apiKeyResolver(auth), sessionResolver(auth)],
+        // The spec's order: admin token, `pk.` API key, JWT, `svc_` session.
+        resolvers: [
+          adminTokenResolver(adminToken),
+          apiKeyResolver(auth),
+          ...auth.jwtResolvers(),
+          sessionResolver(auth),
+        ],
         cookie: {
           name: SESSION_COOKIE,
           resolve: (token) => auth.resolveSession(token),

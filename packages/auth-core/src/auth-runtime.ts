@@ -10,6 +10,29 @@ import { type ClientInfo, insertSession } from "./session-store.js";
 import type { AuthTables } from "./tables.js";
 import type { UserDirectory } from "./user-directory.js";
 
+/**
+ * What a sign-in answers instead of a session when the user has a second
+ * factor and the device is not trusted: finish with `POST /api/auth/totp/verify`.
+ */
+export interface SecondFactorRequired {
+  readonly second_factor_required: true;
+  /** Opaque, single-use, valid for 10 minutes. */
+  readonly challenge: string;
+  readonly methods: readonly ("totp" | "backup_code")[];
+}
+
+/** A sign-in's answer: a session, or the second-factor challenge. */
+export type SignInResult = SignIn | SecondFactorRequired;
+
+/**
+ * The seam through which the second factor (TOTP) joins sign-in: asked after
+ * the first factor passed and before a session exists.
+ */
+export interface SecondFactorGate {
+  /** A challenge when `userId` must pass a second factor on this device; null otherwise. */
+  challenge(userId: string, client: ClientInfo): Promise<SecondFactorRequired | null>;
+}
+
 /** What every sign-in flow shares; built once by `createAuth`. */
 export interface AuthRuntime {
   readonly store: Store;
@@ -20,6 +43,8 @@ export interface AuthRuntime {
   readonly devInbox: DevInbox | undefined;
   readonly devMode: boolean;
   readonly sessionLifetimeMs: number;
+  /** The second-factor check of first-factor sign-ins; none when undefined. */
+  secondFactor: SecondFactorGate | undefined;
   /** Keys the HMAC of one-time codes, so a leaked codes table yields no code. */
   readonly codeKey: Buffer;
   now(): number;
@@ -54,6 +79,18 @@ export function codeHash(
   code: string,
 ): string {
   return hmacHex(runtime.codeKey, purpose, subject, code);
+}
+
+/**
+ * Ends a first-factor sign-in (magic code or link, password, phone code):
+ * the second-factor challenge when the user needs one here, else a session.
+ */
+export async function completeSignIn(
+  runtime: AuthRuntime,
+  input: { userId: string; method: SignInMethod; client: ClientInfo },
+): Promise<SignInResult> {
+  const challenge = await runtime.secondFactor?.challenge(input.userId, input.client);
+  return challenge ?? signIn(runtime, input);
 }
 
 /** How a session came to be, as its audit event records it. */

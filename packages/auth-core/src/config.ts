@@ -2,6 +2,8 @@ import { ConfigError } from "@svc/schema";
 import { z } from "zod";
 import type { CookieSettings } from "./cookie-settings.js";
 import { DEFAULT_SESSION_LIFETIME_SECS } from "./create-auth.js";
+import { type JWTConfig, parseJWTConfig } from "./jwt/jwt-config.js";
+import { parseUpstreamJWTConfig, type UpstreamJWTConfig } from "./jwt/upstream-jwt.js";
 import {
   type CaptchaVerifier,
   type EmailSettings,
@@ -27,6 +29,10 @@ export interface AuthConfig {
   readonly email: EmailSettings;
   readonly sms: SmsTransport | undefined;
   readonly captcha: CaptchaVerifier | undefined;
+  /** `SVC_JWT_SECRET`, `SVC_JWT_ISSUER`, `SVC_JWT_LIFETIME_SECS`. */
+  readonly jwt: JWTConfig;
+  /** svc's upstream-JWT plugin (`SVC_JWT_UPSTREAM_*`); off when undefined. */
+  readonly upstreamJWT: UpstreamJWTConfig | undefined;
   /** Settings that are valid but probably not what the operator meant; print them at boot. */
   readonly warnings: readonly string[];
 }
@@ -74,7 +80,8 @@ export function parseAuthConfig(
   const rateLimit = read(env, "SVC_RATE_LIMIT", z.enum(["on", "off"], "must be on or off"));
   const fetchOption = options.fetch === undefined ? {} : { fetch: options.fetch };
   const email = parseEmailConfig(env, { devMode: options.devMode, ...fetchOption });
-  const warnings: string[] = [];
+  const jwt = parseJWTConfig(env);
+  const warnings: string[] = [...jwt.warnings];
   if (email.transport === undefined && !options.devMode) {
     warnings.push(
       "no email transport (SVC_EMAIL_PROVIDER): magic codes, magic links and email verification answer 500 EMAIL_SEND_FAILED",
@@ -109,6 +116,8 @@ export function parseAuthConfig(
     email,
     sms: parseSmsConfig(env),
     captcha: parseCaptchaConfig(env, fetchOption),
+    jwt,
+    upstreamJWT: parseUpstreamJWTConfig(env),
     warnings,
   };
 }

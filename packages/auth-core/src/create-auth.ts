@@ -7,6 +7,7 @@ import {
   type AuthRuntime,
   accountTablesOf,
   type SignIn,
+  type SignInResult,
   signIn,
   tablesOf,
 } from "./auth-runtime.js";
@@ -18,6 +19,12 @@ import { type LinkTargets, sendMagicLink, verifyMagicLink } from "./flows/magic-
 import { loginPassword, registerPassword } from "./flows/password.js";
 import { sendPhoneCode, verifyPhoneCode } from "./flows/phone-code.js";
 import { exportUser, type UserExport } from "./flows/user-export.js";
+import { createJWTService, type MintedJWT } from "./jwt/jwt-service.js";
+import {
+  createUpstreamJWTVerifier,
+  type UpstreamJWTConfig,
+  upstreamResolver,
+} from "./jwt/upstream-jwt.js";
 import type { CaptchaVerifier, DevInbox, EmailSettings, SmsTransport } from "./outbound.js";
 import { requireRealSession } from "./real-session.js";
 import { deriveKey } from "./secrets.js";
@@ -56,6 +63,14 @@ export interface AuthOptions {
   readonly sms?: SmsTransport;
   /** The CAPTCHA gate of the sign-up endpoints; off when undefined. */
   readonly captcha?: CaptchaVerifier;
+  /** JWT exchange (`SVC_JWT_*`); minting answers `JWT_NOT_CONFIGURED` without a secret. */
+  readonly jwt?: {
+    readonly secret: string | undefined;
+    readonly issuer: string | undefined;
+    readonly lifetimeSecs?: number;
+  };
+  /** Accept another issuer's RS256/ES256 tokens by its JWKS (issues none). */
+  readonly upstreamJWT?: UpstreamJWTConfig;
   /** Milliseconds since the epoch. Default `Date.now`. */
   readonly now?: () => number;
 }
@@ -103,22 +118,34 @@ export interface Auth {
     body: { email?: unknown },
     options: { exposeDevCode: boolean; subject?: string },
   ): Promise<CodeSent>;
-  verifyMagicCode(body: { email?: unknown; code?: unknown }, client: ClientInfo): Promise<SignIn>;
+  verifyMagicCode(
+    body: { email?: unknown; code?: unknown },
+    client: ClientInfo,
+  ): Promise<SignInResult>;
   sendMagicLink(
     body: { email?: unknown; callback?: unknown },
     options: LinkTargets & { exposeDevCode: boolean },
   ): Promise<{ sent: true; email: string; dev_link?: string }>;
-  verifyMagicLink(body: { email?: unknown; token?: unknown }, client: ClientInfo): Promise<SignIn>;
+  verifyMagicLink(
+    body: { email?: unknown; token?: unknown },
+    client: ClientInfo,
+  ): Promise<SignInResult>;
   registerPassword(
     body: { email?: unknown; password?: unknown },
     client: ClientInfo,
   ): Promise<SignIn>;
-  loginPassword(body: { email?: unknown; password?: unknown }, client: ClientInfo): Promise<SignIn>;
+  loginPassword(
+    body: { email?: unknown; password?: unknown },
+    client: ClientInfo,
+  ): Promise<SignInResult>;
   sendPhoneCode(
     body: { phone?: unknown },
     options: { exposeDevCode: boolean },
   ): Promise<{ sent: true; phone: string; dev_code?: string }>;
-  verifyPhoneCode(body: { phone?: unknown; code?: unknown }, client: ClientInfo): Promise<SignIn>;
+  verifyPhoneCode(
+    body: { phone?: unknown; code?: unknown },
+    client: ClientInfo,
+  ): Promise<SignInResult>;
   sendVerification(auth: AuthContext, options: { exposeDevCode: boolean }): Promise<CodeSent>;
   verifyEmail(
     auth: AuthContext,
@@ -142,6 +169,13 @@ export interface Auth {
   listApiKeys(auth: AuthContext): Promise<ApiKeyRecord[]>;
   /** `DELETE /api/auth/api-keys/<id>` (real session only): 404 `NOT_FOUND` unless the caller owns it. */
   revokeApiKey(auth: AuthContext, keyId: string, ip?: string): Promise<{ revoked: true }>;
+  /** `POST /api/auth/jwt` (real session only): an HS256 JWT snapshotting the caller's tenant and roles. */
+  mintJWT(auth: AuthContext, ip?: string): Promise<MintedJWT>;
+  /**
+   * Bearer resolvers for JWTs, in the spec's order: the upstream issuer's
+   * tokens (when configured), then svc's own HS256 ones.
+   */
+  jwtResolvers(): readonly ((token: string) => AuthContext | null | Promise<AuthContext | null>)[];
   /** `DELETE /api/auth/account` (real session only). */
   deleteAccount(auth: AuthContext, ip?: string): Promise<AccountDeleted>;
   /**
@@ -199,6 +233,7 @@ export function createAuth(options: AuthOptions): Auth {
     devMode: options.devMode ?? false,
     sessionLifetimeMs: sessionLifetimeSecs * 1000,
     codeKey: deriveKey(options.secret, "one-time codes"),
+    secondFactor: undefined,
     now: options.now ?? Date.now,
   };
   const tables = () => tablesOf(runtime);
@@ -209,6 +244,19 @@ export function createAuth(options: AuthOptions): Auth {
     now: runtime.now,
     cache: options.database.dialect === "sqlite",
   });
+  const jwt = createJWTService({
+    secret: options.jwt?.secret,
+    issuer: options.jwt?.issuer,
+    ...(options.jwt?.lifetimeSecs !== undefined && { lifetimeSecs: options.jwt.lifetimeSecs }),
+    now: runtime.now,
+  });
+  const upstream =
+    options.upstreamJWT === undefined
+      ? undefined
+      : upstreamResolver(
+          createUpstreamJWTVerifier({ ...options.upstreamJWT, now: runtime.now }),
+          options.jwt?.issuer,
+        );
   const audit = (
     auth: AuthContext,
     kind: AuditKind,
@@ -319,6 +367,13 @@ export function createAuth(options: AuthOptions): Auth {
       await audit(auth, "ApiKeyRevoke", { key_id: keyId }, ip);
       return { revoked: true };
     },
+    async mintJWT(auth, ip) {
+      const { userId } = requireRealSession(auth);
+      const minted = jwt.mint({ userId, tenantId: auth.tenantId, roles: auth.roles });
+      await audit(auth, "JwtMint", { expires_at: minted.expires_at }, ip);
+      return minted;
+    },
+    jwtResolvers: () => (upstream === undefined ? [jwt.resolver()] : [upstream, jwt.resolver()]),
     async deleteAccount(auth, ip) {
       const result = await deleteAccount(runtime, apiKeys, auth, ip);
       // Only now, after the commit: a rolled-back deletion keeps everything.

@@ -1,7 +1,12 @@
 export type { ApiKeyRecord, NewApiKey } from "./api-keys.js";
 export { type AuditEvent, type AuditKind, auditKinds } from "./audit.js";
 export type { AuthDatabase } from "./auth-database.js";
-export type { SignIn } from "./auth-runtime.js";
+export type {
+  SecondFactorGate,
+  SecondFactorRequired,
+  SignIn,
+  SignInResult,
+} from "./auth-runtime.js";
 export { CODE_TTL_MS, type CodePurpose, MAX_ATTEMPTS, SEND_COOLDOWN_MS } from "./code-store.js";
 export { type AuthConfig, parseAuthConfig } from "./config.js";
 export {
@@ -24,6 +29,27 @@ export type { CodeSent } from "./flows/magic-code.js";
 export type { LinkTargets } from "./flows/magic-link.js";
 export { resolveRedirect } from "./flows/redirect-target.js";
 export type { UserExport } from "./flows/user-export.js";
+export {
+  createHS256Key,
+  isJWTShaped,
+  type JWTClaims,
+  signJWT,
+  verifyJWT,
+} from "./jwt/hs256.js";
+export { type JWTConfig, parseJWTConfig } from "./jwt/jwt-config.js";
+export {
+  JWTError,
+  type JWTErrorCode,
+  jwtErrorCodes,
+} from "./jwt/jwt-errors.js";
+export { createJWTService, type JWTService, type MintedJWT } from "./jwt/jwt-service.js";
+export {
+  createUpstreamJWTVerifier,
+  parseUpstreamJWTConfig,
+  type UpstreamJWTConfig,
+  type UpstreamJWTVerifier,
+  upstreamResolver,
+} from "./jwt/upstream-jwt.js";
 export { normalizeEmail, normalizePhone } from "./normalize.js";
 export {
   type CaptchaProvider,

@@ -25,6 +25,8 @@ export interface NewSession {
 export interface ClientInfo {
   readonly ip?: string | undefined;
   readonly userAgent?: string | undefined;
+  /** The trusted-device token the client presented (cookie `svc_trusted_device`), if any. */
+  readonly trustedDevice?: string | undefined;
 }
 
 function toRecord(row: SessionsTable): SessionRecord {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type AuthTables, accountTableNames, sessionTableNames } from "../src/index.js";
-import { type AuthFixture, databases, sha256Hex, useAuthFixture } from "./fixture.js";
+import { type AuthFixture, databases, sessionOf, sha256Hex, useAuthFixture } from "./fixture.js";
 
 // Nothing a client could sign in with is stored as it is: sessions keep the
 // SHA-256 of the token, codes and links an HMAC, passwords an argon2id hash.
@@ -40,7 +40,9 @@ describe.each(databases)("secrets at rest on $name", (database) => {
     const f = fixture();
     const password = "correct horse battery staple";
     const registered = await f.auth.registerPassword({ email: "p@example.com", password }, {});
-    const loggedIn = await f.auth.loginPassword({ email: "p@example.com", password }, {});
+    const loggedIn = sessionOf(
+      await f.auth.loginPassword({ email: "p@example.com", password }, {}),
+    );
     const magic = await f.signIn("m@example.com");
     const magicCode = f.lastCode("m@example.com");
     const guest = await f.auth.createGuest({});

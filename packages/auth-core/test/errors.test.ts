@@ -5,6 +5,7 @@ import {
   type AuthFixture,
   databases,
   expectAuthError,
+  sessionOf,
   useAuthFixture,
   userManifest,
 } from "./fixture.js";
@@ -583,9 +584,8 @@ describe.each(databases)("a User whose email is optional on $name", (database) =
     const f = fixture();
     const auth = f.createAuth({ sms: f.inbox });
     await auth.sendPhoneCode({ phone: "+44 20 7946 0000" }, noDevCode);
-    const { token, user_id } = await auth.verifyPhoneCode(
-      { phone: "+442079460000", code: f.lastCode("+442079460000") },
-      {},
+    const { token, user_id } = sessionOf(
+      await auth.verifyPhoneCode({ phone: "+442079460000", code: f.lastCode("+442079460000") }, {}),
     );
     expect(await f.store.systemReader().get("User", user_id)).toMatchObject({
       phone: "+442079460000",

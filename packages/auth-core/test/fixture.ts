@@ -33,6 +33,8 @@ import {
   type EmailMessage,
   type EmailTransport,
   normalizeEmail,
+  type SignIn,
+  type SignInResult,
 } from "../src/index.js";
 
 /** Every database the auth suites run on: SQLite, plus Postgres with `SVC_TEST_DATABASE_URL`. */
@@ -293,9 +295,8 @@ export async function openAuthFixture(
     },
     async signIn(email, auth = primary.auth) {
       await auth.sendMagicCode({ email }, { exposeDevCode: false });
-      const { token, user_id } = await auth.verifyMagicCode(
-        { email, code: fixture.lastCode(normalizeEmail(email)) },
-        {},
+      const { token, user_id } = sessionOf(
+        await auth.verifyMagicCode({ email, code: fixture.lastCode(normalizeEmail(email)) }, {}),
       );
       const context = await auth.resolveSession(token);
       if (context === null) throw new Error("a fresh session did not resolve");
@@ -369,4 +370,10 @@ export async function expectRateLimited(promise: Promise<unknown>): Promise<numb
 /** A 6-digit code other than `code`. */
 export function otherCode(code: string): string {
   return String((Number(code) + 1) % 1_000_000).padStart(6, "0");
+}
+
+/** The session of a sign-in that needed no second factor (the fixture enrols none). */
+export function sessionOf(result: SignInResult): SignIn {
+  if (!("token" in result)) throw new Error("expected a session, got a second-factor challenge");
+  return result;
 }

@@ -4,7 +4,13 @@ import type { Options } from "express-rate-limit";
 import type { Kysely } from "kysely";
 import { describe, expect, it } from "vitest";
 import { type Auth, accountTableNames, sessionTableNames } from "../src/index.js";
-import { type AuthConnection, databases, expectAuthError, useAuthFixture } from "./fixture.js";
+import {
+  type AuthConnection,
+  databases,
+  expectAuthError,
+  sessionOf,
+  useAuthFixture,
+} from "./fixture.js";
 
 // auth-core's package migrations through `store.migrate`: each step runs
 // once per database, recorded in `_svc_migrations` beside its tables, and a
@@ -89,7 +95,7 @@ describe.each(databases)("a restart with file-backed auth tables on $name", (dat
       { email: "b@example.com", code: pending },
       {},
     );
-    expect(signedIn.user_id).not.toBe(userId);
+    expect(sessionOf(signedIn).user_id).not.toBe(userId);
   });
 });
 

@@ -2,7 +2,14 @@ import { adminAuth, anonymousAuth } from "@svc/schema";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_SESSION_LIFETIME_SECS } from "../src/index.js";
 import { SESSION_CACHE_TTL_MS } from "../src/session-cache.js";
-import { databases, expectAuthError, START, sha256Hex, useAuthFixture } from "./fixture.js";
+import {
+  databases,
+  expectAuthError,
+  START,
+  sessionOf,
+  sha256Hex,
+  useAuthFixture,
+} from "./fixture.js";
 
 // Session states on every database: created -> active -> revoked (revokeSession,
 // revokeAllSessions) or expired (after the lifetime); a revoked or expired
@@ -35,7 +42,9 @@ describe.each(databases)("sessions on $name", (database) => {
       { email: "a@example.com", code: f.lastCode("a@example.com") },
       {},
     );
-    expect(answer.expires_at).toBe(Math.floor(START / 1000) + DEFAULT_SESSION_LIFETIME_SECS);
+    expect(sessionOf(answer).expires_at).toBe(
+      Math.floor(START / 1000) + DEFAULT_SESSION_LIFETIME_SECS,
+    );
   });
 
   it("unknown tokens resolve to null", async () => {
@@ -126,11 +135,11 @@ describe.each(databases)("sessions on $name", (database) => {
     const list = await f.auth.listSessions(first.context);
     expect(list).toEqual([
       {
-        id: sha256Hex(second.token),
+        id: sha256Hex(sessionOf(second).token),
         current: false,
         guest: false,
         created_at: Math.floor(START / 1000) + 60,
-        expires_at: second.expires_at,
+        expires_at: sessionOf(second).expires_at,
         user_agent: "test-agent",
         ip: "203.0.113.9",
       },

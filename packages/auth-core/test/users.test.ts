@@ -2,7 +2,14 @@ import { ConfigError, type ManifestInput, parseManifest } from "@svc/schema";
 import type { ChangeEvent } from "@svc/store";
 import { describe, expect, it } from "vitest";
 import { checkUserEntity, createAuth, SEND_COOLDOWN_MS } from "../src/index.js";
-import { type AuthFixture, databases, SECRET, START, useAuthFixture } from "./fixture.js";
+import {
+  type AuthFixture,
+  databases,
+  SECRET,
+  START,
+  sessionOf,
+  useAuthFixture,
+} from "./fixture.js";
 
 // How sign-in meets the application's User rows: created once, stamped with
 // emailVerified, written through the store (so change events fire), and
@@ -57,7 +64,9 @@ describe.each(databases)("User rows on $name", (database) => {
       { baseURL: "http://localhost:3000", trustedOrigins: [], exposeDevCode: false },
     );
     const token = f.lastLink("a@example.com").searchParams.get("token");
-    const { user_id } = await f.auth.verifyMagicLink({ email: "a@example.com", token }, {});
+    const { user_id } = sessionOf(
+      await f.auth.verifyMagicLink({ email: "a@example.com", token }, {}),
+    );
     expect(events.map(({ op, row }) => [op, row?.id, row?.emailVerified])).toEqual([
       ["insert", user_id, f.clock.iso()],
     ]);
@@ -88,7 +97,7 @@ describe.each(databases)("User rows on $name", (database) => {
     expect(events[1]?.previous?.emailVerified ?? null).toBeNull();
     // The password still signs in.
     const login = await f.auth.loginPassword({ email: "a@example.com", password: PASSWORD }, {});
-    expect(login.user_id).toBe(registered.user_id);
+    expect(sessionOf(login).user_id).toBe(registered.user_id);
   });
 
   it("email verification takes an unverified user to verified, stamped with the clock", async () => {
@@ -144,9 +153,11 @@ describe.each(databases)("User rows on $name", (database) => {
     const user = await f.insertUser({ email: "a@example.com", phone: "+14155550100" });
     const auth = f.createAuth({ sms: f.inbox });
     await auth.sendPhoneCode({ phone: "+1 (415) 555-0100" }, { exposeDevCode: false });
-    const { user_id } = await auth.verifyPhoneCode(
-      { phone: "+1.415.555.0100", code: f.lastCode("+14155550100") },
-      {},
+    const { user_id } = sessionOf(
+      await auth.verifyPhoneCode(
+        { phone: "+1.415.555.0100", code: f.lastCode("+14155550100") },
+        {},
+      ),
     );
     expect(user_id).toBe(user.id);
     expect((await f.store.systemReader().get("User", user.id))?.emailVerified ?? null).toBeNull();
@@ -185,7 +196,7 @@ describe.each(databases)("User rows on $name", (database) => {
       f.auth.verifyMagicCode({ email: "a@example.com", code }, {}),
       f.auth.verifyMagicLink({ email: "a@example.com", token }, {}),
     ]);
-    expect(byLink.user_id).toBe(byCode.user_id);
+    expect(sessionOf(byLink).user_id).toBe(sessionOf(byCode).user_id);
     expect((await f.store.systemReader().query("User", {})).rows).toHaveLength(1);
   });
 });

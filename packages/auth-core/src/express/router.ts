@@ -7,12 +7,12 @@ import express, {
   type Response,
   type Router,
 } from "express";
-import type { SignIn } from "../auth-runtime.js";
+import type { SignInResult } from "../auth-runtime.js";
 import type { Auth } from "../create-auth.js";
 import { AuthError } from "../errors.js";
 import { resolveRedirect } from "../flows/redirect-target.js";
 import type { ClientInfo } from "../session-store.js";
-import { type CookieSettings, clearedSessionCookie, sessionCookie } from "./cookies.js";
+import { type CookieSettings, clearedSessionCookie, readCookie, sessionCookie } from "./cookies.js";
 import { authJsonBody, bodyOf } from "./json-body.js";
 import { createRateLimits, type LimitRule } from "./rate-limits.js";
 import { getAuth } from "./request-auth.js";
@@ -39,8 +39,18 @@ function isLoopback(req: Request): boolean {
   return address === "::1" || address.startsWith("127.") || address.startsWith("::ffff:127.");
 }
 
+/** The cookie (or, for non-browser clients, header) carrying a trusted-device token. */
+export const TRUSTED_DEVICE_COOKIE = "svc_trusted_device";
+
 function clientOf(req: Request): ClientInfo {
-  return { ip: req.ip, userAgent: req.headers["user-agent"] };
+  const header = req.headers["x-svc-trusted-device"];
+  return {
+    ip: req.ip,
+    userAgent: req.headers["user-agent"],
+    trustedDevice:
+      readCookie(req.headers.cookie, TRUSTED_DEVICE_COOKIE) ??
+      (typeof header === "string" ? header : undefined),
+  };
 }
 
 function baseURLOf(req: Request, publicURL: string | undefined): string {
@@ -73,8 +83,14 @@ export function createAuthRouter(auth: Auth, options: AuthRouterOptions): Router
       next(ok ? undefined : new AuthError("CAPTCHA_FAILED"));
     }, next);
   };
-  const signedIn = (res: Response, result: SignIn): void => {
-    res.append("Set-Cookie", sessionCookie(result.token, auth.sessionLifetimeSecs, options.cookie));
+  // A session sets the cookie; a second-factor challenge is answered as it is.
+  const signedIn = (res: Response, result: SignInResult): void => {
+    if ("token" in result) {
+      res.append(
+        "Set-Cookie",
+        sessionCookie(result.token, auth.sessionLifetimeSecs, options.cookie),
+      );
+    }
     res.json(result);
   };
   const devCode = (req: Request): boolean => auth.devMode && isLoopback(req);
@@ -136,8 +152,18 @@ export function createAuthRouter(auth: Auth, options: AuthRouterOptions): Router
       signedIn(res, result);
       return;
     }
-    res.append("Set-Cookie", sessionCookie(result.token, auth.sessionLifetimeSecs, options.cookie));
-    res.redirect(303, callback);
+    if ("token" in result) {
+      res.append(
+        "Set-Cookie",
+        sessionCookie(result.token, auth.sessionLifetimeSecs, options.cookie),
+      );
+      res.redirect(303, callback);
+      return;
+    }
+    // The page at the callback finishes the sign-in with the second factor.
+    const target = new URL(callback);
+    target.searchParams.set("svc_challenge", result.challenge);
+    res.redirect(303, target.toString());
   });
   router.post(
     "/api/auth/magic-link/verify",
@@ -203,6 +229,9 @@ export function createAuthRouter(auth: Auth, options: AuthRouterOptions): Router
   });
   router.delete("/api/auth/api-keys/:keyId", async (req, res) => {
     res.json(await auth.revokeApiKey(getAuth(req), String(req.params.keyId), req.ip));
+  });
+  router.post("/api/auth/jwt", async (req, res) => {
+    res.json(await auth.mintJWT(getAuth(req), req.ip));
   });
   router.delete("/api/auth/account", async (req, res) => {
     const result = await auth.deleteAccount(getAuth(req), req.ip);

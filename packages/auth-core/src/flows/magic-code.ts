@@ -1,10 +1,10 @@
 import {
   type AuthRuntime,
   codeHash,
+  completeSignIn,
   deliverEmail,
   issueAndDeliver,
-  type SignIn,
-  signIn,
+  type SignInResult,
   tablesOf,
 } from "../auth-runtime.js";
 import { type CodePurpose, consumeCode } from "../code-store.js";
@@ -100,7 +100,7 @@ export async function verifyMagicCode(
   runtime: AuthRuntime,
   body: { email?: unknown; code?: unknown },
   client: ClientInfo,
-): Promise<SignIn> {
+): Promise<SignInResult> {
   const email = normalizeEmail(body.email);
   const code = readCode(body.code);
   runtime.users.require();
@@ -108,5 +108,5 @@ export async function verifyMagicCode(
   const user = await runtime.users.findOrCreate("email", email, {
     verifiedAt: isoSeconds(runtime.now()),
   });
-  return signIn(runtime, { userId: user.id, method: "magic-code", client });
+  return completeSignIn(runtime, { userId: user.id, method: "magic-code", client });
 }

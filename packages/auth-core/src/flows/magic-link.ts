@@ -1,9 +1,9 @@
 import {
   type AuthRuntime,
+  completeSignIn,
   deliverEmail,
   issueAndDeliver,
-  type SignIn,
-  signIn,
+  type SignInResult,
 } from "../auth-runtime.js";
 import { AuthError } from "../errors.js";
 import { normalizeEmail } from "../normalize.js";
@@ -62,7 +62,7 @@ export async function verifyMagicLink(
   runtime: AuthRuntime,
   body: { email?: unknown; token?: unknown },
   client: ClientInfo,
-): Promise<SignIn> {
+): Promise<SignInResult> {
   const email = normalizeEmail(body.email);
   if (typeof body.token !== "string" || body.token === "" || body.token.length > 256) {
     throw new AuthError("INVALID_LINK");
@@ -78,5 +78,5 @@ export async function verifyMagicLink(
   const user = await runtime.users.findOrCreate("email", email, {
     verifiedAt: isoSeconds(runtime.now()),
   });
-  return signIn(runtime, { userId: user.id, method: "magic-link", client });
+  return completeSignIn(runtime, { userId: user.id, method: "magic-link", client });
 }

@@ -1,5 +1,12 @@
 import { adminAuth, StoreError } from "@svc/store";
-import { type AuthRuntime, accountTablesOf, type SignIn, signIn } from "../auth-runtime.js";
+import {
+  type AuthRuntime,
+  accountTablesOf,
+  completeSignIn,
+  type SignIn,
+  type SignInResult,
+  signIn,
+} from "../auth-runtime.js";
 import { AuthError } from "../errors.js";
 import { normalizeEmail } from "../normalize.js";
 import {
@@ -67,7 +74,7 @@ export async function loginPassword(
   runtime: AuthRuntime,
   body: { email?: unknown; password?: unknown },
   client: ClientInfo,
-): Promise<SignIn> {
+): Promise<SignInResult> {
   const email = normalizeEmail(body.email);
   if (body.password === undefined || body.password === null || body.password === "") {
     throw new AuthError("MISSING_PASSWORD");
@@ -89,5 +96,5 @@ export async function loginPassword(
       ? await verifyPassword(stored.hash, password)
       : await verifyDummyPassword(tooLong ? "" : password);
   if (!ok || user === null) throw new AuthError("INVALID_CREDENTIALS");
-  return signIn(runtime, { userId: user.id, method: "password", client });
+  return completeSignIn(runtime, { userId: user.id, method: "password", client });
 }

@@ -1,4 +1,9 @@
-import { type AuthRuntime, issueAndDeliver, type SignIn, signIn } from "../auth-runtime.js";
+import {
+  type AuthRuntime,
+  completeSignIn,
+  issueAndDeliver,
+  type SignInResult,
+} from "../auth-runtime.js";
 import { AuthError } from "../errors.js";
 import { normalizePhone, readCode } from "../normalize.js";
 import { newSixDigitCode } from "../secrets.js";
@@ -52,7 +57,7 @@ export async function verifyPhoneCode(
   runtime: AuthRuntime,
   body: { phone?: unknown; code?: unknown },
   client: ClientInfo,
-): Promise<SignIn> {
+): Promise<SignInResult> {
   const phone = normalizePhone(body.phone);
   const code = readCode(body.code);
   requirePhoneUsers(runtime);
@@ -65,5 +70,5 @@ export async function verifyPhoneCode(
       : null);
   if (user === null)
     throw new AuthError("USER_NOT_FOUND", { message: "No user has this phone number." });
-  return signIn(runtime, { userId: user.id, method: "phone-code", client });
+  return completeSignIn(runtime, { userId: user.id, method: "phone-code", client });
 }

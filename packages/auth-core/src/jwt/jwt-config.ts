@@ -51,7 +51,10 @@ export function parseJWTConfig(env: Env): JWTConfig {
   }
   const issuer = readEnv(env, "SVC_JWT_ISSUER");
   if (issuer !== undefined && (hasControlCharacter(issuer) || issuer.length > MAX_ISSUER_LENGTH)) {
-    throw new ConfigError("SVC_JWT_ISSUER", `must be one line of at most ${MAX_ISSUER_LENGTH} characters`);
+    throw new ConfigError(
+      "SVC_JWT_ISSUER",
+      `must be one line of at most ${MAX_ISSUER_LENGTH} characters`,
+    );
   }
   const lifetimeSecs = parseLifetime(readEnv(env, "SVC_JWT_LIFETIME_SECS"));
 

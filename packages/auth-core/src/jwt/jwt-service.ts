@@ -1,8 +1,8 @@
 import type { KeyObject } from "node:crypto";
 import { type AuthContext, createAuthContext } from "@svc/schema";
+import { createHS256Key, isJWTShaped, signJWT, verifyJWT } from "./hs256.js";
 import { DEFAULT_JWT_LIFETIME_SECS } from "./jwt-config.js";
 import { JWTError } from "./jwt-errors.js";
-import { createHS256Key, isJWTShaped, signJWT, verifyJWT } from "./hs256.js";
 
 /** Options of `createJWTService`; `parseJWTConfig`'s result fits. */
 export interface JWTServiceOptions {
