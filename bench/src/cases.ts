@@ -13,7 +13,7 @@ export interface CaseSpec {
   readonly body?: string;
   readonly target?: { readonly baseline: BaselineId; readonly ratio: number };
   /** Which credential the svc case sends. Default the admin token. */
-  readonly auth?: "admin" | "session";
+  readonly auth?: "admin" | "session" | "api-key" | "jwt";
   /** Returns why a probe answer is wrong, or undefined when it is right. */
   readonly check: (body: unknown) => string | undefined;
 }
@@ -94,6 +94,28 @@ export const svcCases: readonly CaseSpec[] = [
     path: "/api/fn/ping",
     body: "{}",
     auth: "session",
+    target: { baseline: "2", ratio: 0.9 },
+    check: expectJSON({ pong: true }),
+  },
+  {
+    // The same call with the user's `pk.` API key: an HMAC and a key lookup.
+    id: "5",
+    label: "svc POST /api/fn/ping with an API key",
+    method: "POST",
+    path: "/api/fn/ping",
+    body: "{}",
+    auth: "api-key",
+    target: { baseline: "2", ratio: 0.9 },
+    check: expectJSON({ pong: true }),
+  },
+  {
+    // The same call with a JWT minted from the session: an HMAC, no lookup.
+    id: "6",
+    label: "svc POST /api/fn/ping with a JWT",
+    method: "POST",
+    path: "/api/fn/ping",
+    body: "{}",
+    auth: "jwt",
     target: { baseline: "2", ratio: 0.9 },
     check: expectJSON({ pong: true }),
   },

@@ -19,6 +19,7 @@ import { BenchConfigError, type BenchOptions, readOptions } from "./options.js";
 import { getFreePort, killAllChildren, type ServerProcess, startServer } from "./processes.js";
 import { type CaseOutcome, formatReport, verdictOf } from "./report.js";
 import {
+  type CredentialHeaders,
   createAdminToken,
   fetchItems,
   type SvcServer,
@@ -33,7 +34,7 @@ let tempDir: string | undefined;
 
 // Each svc case runs right after the baseline it is held to, so a change in
 // the machine's load during the run skews its ratio as little as possible.
-const ORDER = ["A", "B", "1", "2", "4", "C", "3"] as const;
+const ORDER = ["A", "B", "1", "2", "4", "5", "6", "C", "3"] as const;
 
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -106,7 +107,7 @@ async function measure(
 async function setUpSvc(
   dir: string,
 ): Promise<
-  { svc: SvcServer; rows: ItemRow[]; session: Record<string, string> } | { failure: string }
+  { svc: SvcServer; rows: ItemRow[]; credentials: CredentialHeaders } | { failure: string }
 > {
   if (!existsSync(serverMainPath())) {
     return { failure: `${serverMainPath()} is missing; run pnpm -F @svc/server build` };
@@ -116,8 +117,8 @@ async function setUpSvc(
     process.stderr.write(`starting the svc server and seeding ${ITEM_COUNT} items...\n`);
     svc = await startSvc({ port: await getFreePort(), dir, token: createAdminToken() });
     await seedItems(svc, makeItems(ITEM_COUNT));
-    const session = await signInBenchUser(svc);
-    return { svc, rows: await fetchItems(svc, ITEM_COUNT), session };
+    const credentials = await signInBenchUser(svc);
+    return { svc, rows: await fetchItems(svc, ITEM_COUNT), credentials };
   } catch (error) {
     process.stderr.write(`svc server: ${message(error)}\n`);
     await svc?.server.stop();
@@ -182,7 +183,10 @@ async function run(dir: string, options: BenchOptions): Promise<CaseOutcome[]> {
         continue;
       }
       try {
-        const headers = spec.auth === "session" ? setup.session : setup.svc.headers;
+        const headers =
+          spec.auth === undefined || spec.auth === "admin"
+            ? setup.svc.headers
+            : setup.credentials[spec.auth];
         outcomes.push(await measure(setup.svc.server, spec, headers, options));
       } catch (error) {
         outcomes.push(failed(spec, message(error)));

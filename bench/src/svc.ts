@@ -28,20 +28,32 @@ export interface SvcServer {
   readonly headers: Readonly<Record<string, string>>;
 }
 
+/** The headers of each user credential the auth cases send. */
+export type CredentialHeaders = Record<"session" | "api-key" | "jwt", Record<string, string>>;
+
+function bearer(token: unknown, what: string): Record<string, string> {
+  if (typeof token !== "string" || token === "") throw new Error(`no ${what} in the answer`);
+  return { authorization: `Bearer ${token}`, "content-type": "application/json" };
+}
+
 /**
  * Registers a bench user with a password and returns the headers of its
- * `svc_` session, for the session-authenticated case.
+ * `svc_` session, an API key and a JWT minted from the session.
  */
-export async function signInBenchUser(svc: SvcServer): Promise<Record<string, string>> {
+export async function signInBenchUser(svc: SvcServer): Promise<CredentialHeaders> {
   const answer = await call(svc, "POST", "/api/auth/password/register", {
     email: "bench@example.com",
     password: randomBytes(16).toString("hex"),
   });
-  const token = (answer as { token?: unknown } | null)?.token;
-  if (typeof token !== "string" || !token.startsWith("svc_")) {
-    throw new Error(`password register did not answer a session token: ${JSON.stringify(answer)}`);
-  }
-  return { authorization: `Bearer ${token}`, "content-type": "application/json" };
+  const session = bearer((answer as { token?: unknown } | null)?.token, "session token");
+  const as = { ...svc, headers: session };
+  const key = await call(as, "POST", "/api/auth/api-keys", { name: "bench" });
+  const jwt = await call(as, "POST", "/api/auth/jwt");
+  return {
+    session,
+    "api-key": bearer((key as { key?: unknown } | null)?.key, "API key"),
+    jwt: bearer((jwt as { token?: unknown } | null)?.token, "JWT"),
+  };
 }
 
 /** Starts `node apps/server/dist/main.js` on `port` with a database under `dir`. */
@@ -61,6 +73,8 @@ export async function startSvc(options: {
       SVC_DB_PATH: join(options.dir, "bench.db"),
       SVC_ADMIN_TOKEN: options.token,
       SVC_DEV_MODE: "false",
+      SVC_JWT_SECRET: randomBytes(32).toString("hex"),
+      SVC_JWT_ISSUER: "svc",
     },
     readyPath: "/health",
     isReady: (body) => body.includes('"ok"'),

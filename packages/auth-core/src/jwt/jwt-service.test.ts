@@ -183,3 +183,27 @@ describe("createJWTService misconfiguration", () => {
     },
   );
 });
+
+describe("createJWTService verified-token memory", () => {
+  it("refuses a remembered token once it expires", () => {
+    const { jwt, clock } = service({ lifetimeSecs: 60 });
+    const { token } = jwt.mint(member);
+    expect(jwt.verify(token).userId).toBe("user_1");
+    clock.advance(59);
+    expect(jwt.verify(token).userId).toBe("user_1");
+    clock.advance(1);
+    expect(codeOf(() => jwt.verify(token))).toBe("INVALID_JWT");
+  });
+
+  it("never lets a tampered copy of a remembered token through", () => {
+    const { jwt } = service();
+    const { token } = jwt.mint(member);
+    jwt.verify(token);
+    const [header, , signature] = token.split(".");
+    const escalated = Buffer.from(
+      JSON.stringify({ ...JSON.parse(payloadOf(token)), roles: ["admin"] }),
+    ).toString("base64url");
+    expect(codeOf(() => jwt.verify(`${header}.${escalated}.${signature}`))).toBe("INVALID_JWT");
+    expect(jwt.verify(token).roles).toEqual(["member"]);
+  });
+});
