@@ -14,6 +14,7 @@ export const auditKinds = [
   "ApiKeyCreate",
   "ApiKeyRevoke",
   "JwtMint",
+  "OrgSelect",
   "AccountDelete",
 ] as const;
 

@@ -1,40 +1,34 @@
 import { type AuthContext, createAuthContext, generateId } from "@svc/schema";
-import type { PackageMigrations, Row, Store } from "@svc/store";
-import { type ApiKeyRecord, createApiKeys, type NewApiKey } from "./api-keys.js";
-import { type AuditEvent, type AuditKind, listAudit, recordAudit } from "./audit.js";
+import { createMembershipLookup, type Store } from "@svc/store";
+import { createApiKeys } from "./api-keys.js";
+import { type AuditKind, listAudit, recordAudit } from "./audit.js";
+import type { Auth } from "./auth.js";
 import type { AuthDatabase } from "./auth-database.js";
-import {
-  type AuthRuntime,
-  accountTablesOf,
-  type SignIn,
-  type SignInResult,
-  signIn,
-  tablesOf,
-} from "./auth-runtime.js";
+import { type AuthRuntime, accountTablesOf, signIn, tablesOf } from "./auth-runtime.js";
 import { AuthError } from "./errors.js";
-import { type AccountDeleted, deleteAccount } from "./flows/account-deletion.js";
+import { deleteAccount } from "./flows/account-deletion.js";
 import { sendVerification, verifyEmail } from "./flows/email-verification.js";
-import { type CodeSent, sendMagicCode, verifyMagicCode } from "./flows/magic-code.js";
-import { type LinkTargets, sendMagicLink, verifyMagicLink } from "./flows/magic-link.js";
+import { sendMagicCode, verifyMagicCode } from "./flows/magic-code.js";
+import { sendMagicLink, verifyMagicLink } from "./flows/magic-link.js";
 import { loginPassword, registerPassword } from "./flows/password.js";
 import { sendPhoneCode, verifyPhoneCode } from "./flows/phone-code.js";
-import { exportUser, type UserExport } from "./flows/user-export.js";
-import { createJWTService, type MintedJWT } from "./jwt/jwt-service.js";
+import { exportUser } from "./flows/user-export.js";
+import { createJWTService } from "./jwt/jwt-service.js";
 import {
   createUpstreamJWTVerifier,
   type UpstreamJWTConfig,
   upstreamResolver,
 } from "./jwt/upstream-jwt.js";
-import type { CaptchaVerifier, DevInbox, EmailSettings, SmsTransport } from "./outbound.js";
+import type { CaptchaVerifier, EmailSettings, SmsTransport } from "./outbound.js";
 import { requireRealSession } from "./real-session.js";
 import { deriveKey } from "./secrets.js";
 import { SessionCache } from "./session-cache.js";
 import {
-  type ClientInfo,
   deleteSession,
   deleteUserSessions,
   listUserSessions,
   sessionFinder,
+  setActiveOrg,
 } from "./session-store.js";
 import { accountTableNames, authMigrations, sessionTableNames } from "./tables.js";
 import { createUserDirectory } from "./user-directory.js";
@@ -73,125 +67,6 @@ export interface AuthOptions {
   readonly upstreamJWT?: UpstreamJWTConfig;
   /** Milliseconds since the epoch. Default `Date.now`. */
   readonly now?: () => number;
-}
-
-/** One of the caller's sessions, as `GET /api/auth/sessions` lists it. */
-export interface SessionInfo {
-  readonly id: string;
-  readonly current: boolean;
-  readonly guest: boolean;
-  readonly created_at: number;
-  readonly expires_at: number;
-  readonly user_agent: string | null;
-  readonly ip: string | null;
-}
-
-/** What `GET /api/auth/me` answers. */
-export interface MeResponse {
-  readonly user_id: string;
-  readonly via: AuthContext["via"];
-  readonly is_guest: boolean;
-  readonly session_id: string | null;
-  /** The `User` row; null for guests and users without one. */
-  readonly user: Row | null;
-}
-
-/**
- * The sign-in half of svc's auth, framework-free: every method takes plain
- * values and returns the JSON the HTTP API answers, or throws an `AuthError`.
- * `@svc/auth-core/express` turns it into routes.
- */
-export interface Auth {
-  /** auth-core's table plans, for `store.migrate({ packages: auth.migrations })`. */
-  readonly migrations: readonly PackageMigrations[];
-  readonly captcha: CaptchaVerifier | undefined;
-  /** The dev inbox, in dev mode without an email transport. */
-  readonly devInbox: DevInbox | undefined;
-  readonly sessionLifetimeSecs: number;
-  readonly devMode: boolean;
-  /** Where auth-core's tables live (the rate limiter keeps its counters there too). */
-  readonly database: AuthDatabase;
-  /** The caller a `svc_` token stands for, or null when it is unknown, revoked or expired. */
-  resolveSession(token: string): Promise<AuthContext | null>;
-  createGuest(client: ClientInfo): Promise<{ token: string; user_id: string }>;
-  sendMagicCode(
-    body: { email?: unknown },
-    options: { exposeDevCode: boolean; subject?: string },
-  ): Promise<CodeSent>;
-  verifyMagicCode(
-    body: { email?: unknown; code?: unknown },
-    client: ClientInfo,
-  ): Promise<SignInResult>;
-  sendMagicLink(
-    body: { email?: unknown; callback?: unknown },
-    options: LinkTargets & { exposeDevCode: boolean },
-  ): Promise<{ sent: true; email: string; dev_link?: string }>;
-  verifyMagicLink(
-    body: { email?: unknown; token?: unknown },
-    client: ClientInfo,
-  ): Promise<SignInResult>;
-  registerPassword(
-    body: { email?: unknown; password?: unknown },
-    client: ClientInfo,
-  ): Promise<SignIn>;
-  loginPassword(
-    body: { email?: unknown; password?: unknown },
-    client: ClientInfo,
-  ): Promise<SignInResult>;
-  sendPhoneCode(
-    body: { phone?: unknown },
-    options: { exposeDevCode: boolean },
-  ): Promise<{ sent: true; phone: string; dev_code?: string }>;
-  verifyPhoneCode(
-    body: { phone?: unknown; code?: unknown },
-    client: ClientInfo,
-  ): Promise<SignInResult>;
-  sendVerification(auth: AuthContext, options: { exposeDevCode: boolean }): Promise<CodeSent>;
-  verifyEmail(
-    auth: AuthContext,
-    body: { code?: unknown },
-  ): Promise<{ verified: true; emailVerified: string }>;
-  me(auth: AuthContext): Promise<MeResponse>;
-  /** Revokes the caller's current session. */
-  revokeSession(auth: AuthContext): Promise<{ revoked: true }>;
-  /** Revokes every session of the caller's user, this one included. */
-  revokeAllSessions(auth: AuthContext): Promise<{ revoked: number }>;
-  listSessions(auth: AuthContext): Promise<SessionInfo[]>;
-  /** The caller a `pk.` bearer stands for; null for other tokens; `INVALID_API_KEY` when bad. */
-  resolveApiKey(token: string): Promise<AuthContext | null>;
-  /** `POST /api/auth/api-keys` (real session only). */
-  createApiKey(
-    auth: AuthContext,
-    body: { name?: unknown; scopes?: unknown; expires_at?: unknown },
-    ip?: string,
-  ): Promise<NewApiKey>;
-  /** `GET /api/auth/api-keys` (real session only). */
-  listApiKeys(auth: AuthContext): Promise<ApiKeyRecord[]>;
-  /** `DELETE /api/auth/api-keys/<id>` (real session only): 404 `NOT_FOUND` unless the caller owns it. */
-  revokeApiKey(auth: AuthContext, keyId: string, ip?: string): Promise<{ revoked: true }>;
-  /** `POST /api/auth/jwt` (real session only): an HS256 JWT snapshotting the caller's tenant and roles. */
-  mintJWT(auth: AuthContext, ip?: string): Promise<MintedJWT>;
-  /**
-   * Bearer resolvers for JWTs, in the spec's order: the upstream issuer's
-   * tokens (when configured), then svc's own HS256 ones.
-   */
-  jwtResolvers(): readonly ((token: string) => AuthContext | null | Promise<AuthContext | null>)[];
-  /** `DELETE /api/auth/account` (real session only). */
-  deleteAccount(auth: AuthContext, ip?: string): Promise<AccountDeleted>;
-  /**
-   * `GET /api/auth/audit`: the caller's own events; with the admin token
-   * everyone's, filterable by `user_id`.
-   */
-  listAudit(
-    auth: AuthContext,
-    query: { user_id?: unknown; kind?: unknown; limit?: unknown; cursor?: unknown },
-  ): Promise<{ events: AuditEvent[]; next_cursor: string | null }>;
-  /** `GET /api/admin/users/<id>/export` (the router checks the admin token). */
-  exportUser(userId: string): Promise<UserExport>;
-  /** Writes what is still buffered (API key use times) and stops timers. Call before closing the store. */
-  close(): Promise<void>;
-  /** Empties auth-core's tables (the dev-mode test reset). */
-  reset(): Promise<void>;
 }
 
 function requireSession(auth: AuthContext): { userId: string; sessionId: string } {
@@ -238,6 +113,7 @@ export function createAuth(options: AuthOptions): Auth {
   };
   const tables = () => tablesOf(runtime);
   const findSession = sessionFinder(tables());
+  const memberships = createMembershipLookup(options.store);
   const apiKeys = createApiKeys({
     tables,
     hmacKey: deriveKey(options.secret, "api key secrets"),
@@ -286,11 +162,18 @@ export function createAuth(options: AuthOptions): Auth {
       const session = cached ?? (await findSession(token, now));
       if (session === null || session.expiresAt <= now) return null;
       if (cached === undefined) cache?.set(token, session, now);
+      // Roles are read at every resolution, so a membership change applies
+      // at once; a session that selected no organization costs no lookup.
+      const roles =
+        session.activeOrgId === null
+          ? null
+          : await memberships.rolesOf(session.activeOrgId, session.userId);
       return createAuthContext({
         userId: session.userId,
         isGuest: session.isGuest,
         via: session.isGuest ? "guest" : "session",
         sessionId: session.id,
+        ...(roles !== null && { tenantId: session.activeOrgId, roles: Object.freeze(roles) }),
       });
     },
     async createGuest(client) {
@@ -374,6 +257,24 @@ export function createAuth(options: AuthOptions): Auth {
       return minted;
     },
     jwtResolvers: () => (upstream === undefined ? [jwt.resolver()] : [upstream, jwt.resolver()]),
+    async selectOrg(auth, body, ip) {
+      const { userId, sessionId } = requireRealSession(auth);
+      const orgId = body.orgId;
+      if (orgId !== null && (typeof orgId !== "string" || orgId === "" || orgId.length > 256)) {
+        throw new AuthError("INVALID_ORG");
+      }
+      let roles: string[] = [];
+      if (orgId !== null) {
+        if (!memberships.available) throw new AuthError("MEMBERSHIP_UNAVAILABLE");
+        const held = await memberships.rolesOf(orgId, userId);
+        if (held === null) throw new AuthError("NOT_A_MEMBER");
+        roles = held;
+      }
+      await setActiveOrg(tables(), sessionId, orgId);
+      cache?.forget(sessionId);
+      await audit(auth, "OrgSelect", { org_id: orgId }, ip);
+      return { org_id: orgId, roles };
+    },
     async deleteAccount(auth, ip) {
       const result = await deleteAccount(runtime, apiKeys, auth, ip);
       // Only now, after the commit: a rolled-back deletion keeps everything.

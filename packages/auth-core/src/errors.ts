@@ -67,6 +67,13 @@ export const authErrorCodes = {
   },
   NOT_FOUND: { status: 404, message: "No such record." },
   ADMIN_REQUIRED: { status: 403, message: "This endpoint needs the admin token." },
+  NOT_A_MEMBER: { status: 403, message: "You are not a member of this organization." },
+  MEMBERSHIP_UNAVAILABLE: {
+    status: 501,
+    message:
+      "The application declares no membership entity (auth.org), so organizations are unavailable.",
+  },
+  INVALID_ORG: { status: 400, message: "orgId must be a non-empty string, or null to clear it." },
   INVALID_QUERY: { status: 400, message: "The query string is malformed." },
 } as const satisfies Record<string, { status: number; message: string }>;
 

@@ -1,5 +1,6 @@
 export type { ApiKeyRecord, NewApiKey } from "./api-keys.js";
 export { type AuditEvent, type AuditKind, auditKinds } from "./audit.js";
+export type { Auth, MeResponse, SessionInfo } from "./auth.js";
 export type { AuthDatabase } from "./auth-database.js";
 export type {
   SecondFactorGate,
@@ -9,14 +10,7 @@ export type {
 } from "./auth-runtime.js";
 export { CODE_TTL_MS, type CodePurpose, MAX_ATTEMPTS, SEND_COOLDOWN_MS } from "./code-store.js";
 export { type AuthConfig, parseAuthConfig } from "./config.js";
-export {
-  type Auth,
-  type AuthOptions,
-  createAuth,
-  DEFAULT_SESSION_LIFETIME_SECS,
-  type MeResponse,
-  type SessionInfo,
-} from "./create-auth.js";
+export { type AuthOptions, createAuth, DEFAULT_SESSION_LIFETIME_SECS } from "./create-auth.js";
 export {
   AuthError,
   type AuthErrorCode,

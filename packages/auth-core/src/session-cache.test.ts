@@ -11,6 +11,7 @@ function record(id: string, userId: string): SessionRecord {
     expiresAt: Number.MAX_SAFE_INTEGER,
     userAgent: null,
     ip: null,
+    activeOrgId: null,
   };
 }
 

@@ -13,6 +13,8 @@ export interface SessionRecord {
   readonly expiresAt: number;
   readonly userAgent: string | null;
   readonly ip: string | null;
+  /** The organization the session selected, or null. */
+  readonly activeOrgId: string | null;
 }
 
 /** A freshly created session: the only time the token exists outside the client. */
@@ -38,6 +40,7 @@ function toRecord(row: SessionsTable): SessionRecord {
     expiresAt: Number(row.expires_at),
     userAgent: row.user_agent,
     ip: row.ip,
+    activeOrgId: row.active_org_id ?? null,
   };
 }
 
@@ -63,6 +66,7 @@ export async function insertSession(
     expires_at: input.now + input.lifetimeMs,
     user_agent: input.client?.userAgent?.slice(0, MAX_USER_AGENT) ?? null,
     ip: input.client?.ip ?? null,
+    active_org_id: null,
   };
   await db.insertInto("svc_sessions").values(row).execute();
   return { token, session: toRecord(row) };
@@ -126,4 +130,17 @@ export async function pruneSessions(db: Kysely<AuthTables>, now: number): Promis
     .where("expires_at", "<=", now)
     .executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/** Sets (or clears, with null) the organization a session acts in. */
+export async function setActiveOrg(
+  db: Kysely<AuthTables>,
+  sessionId: string,
+  orgId: string | null,
+): Promise<void> {
+  await db
+    .updateTable("svc_sessions")
+    .set({ active_org_id: orgId })
+    .where("id", "=", sessionId)
+    .execute();
 }

@@ -14,6 +14,8 @@ export interface SessionsTable {
   expires_at: number;
   user_agent: string | null;
   ip: string | null;
+  /** The organization the session selected (`POST /api/auth/orgs/select`), or null. */
+  active_org_id: string | null;
 }
 
 /**
@@ -273,6 +275,13 @@ export function authMigrations(schema?: string): readonly PackageMigrations[] {
               "svc_trusted_device",
               ["user_id"],
             );
+          },
+        },
+        {
+          id: "003_session_active_org",
+          async up(untyped) {
+            const db = untyped as unknown as Kysely<AuthTables>;
+            await db.schema.alterTable("svc_sessions").addColumn("active_org_id", "text").execute();
           },
         },
       ],

@@ -1,5 +1,10 @@
 import type { Entity } from "./dsl-entity.js";
-import { type ManifestInput, type PolicyDef, parseManifest } from "./manifest.js";
+import {
+  type ManifestInput,
+  type OrgMembershipConfig,
+  type PolicyDef,
+  parseManifest,
+} from "./manifest.js";
 
 /** The rules of one policy; each is a policy expression, absent meaning "denied". */
 export interface PolicyRules {
@@ -44,7 +49,11 @@ export interface AppDefinition {
   /** The application's version, free-form (semver recommended). */
   readonly version: string;
   /** Browser origins allowed to call the API with credentials (default: none). */
-  readonly auth?: { readonly trustedOrigins?: readonly string[] };
+  readonly auth?: {
+    readonly trustedOrigins?: readonly string[];
+    /** Where memberships live (default `OrgMember {orgId, userId, role}`). */
+    readonly org?: Partial<OrgMembershipConfig>;
+  };
   /** Entities declared with `entity(...)` (default: none). */
   readonly entities?: readonly Entity[];
   /** Policies declared with `policy(...)` (default: none, so only the admin gets in). */
@@ -70,8 +79,12 @@ export interface AppDefinition {
 export function defineApp(app: AppDefinition): ManifestInput {
   const manifest: ManifestInput = { manifest_version: 1, name: app.name, version: app.version };
   if (app.auth !== undefined) {
-    manifest.auth =
-      app.auth.trustedOrigins === undefined ? {} : { trustedOrigins: [...app.auth.trustedOrigins] };
+    manifest.auth = {
+      ...(app.auth.trustedOrigins !== undefined && {
+        trustedOrigins: [...app.auth.trustedOrigins],
+      }),
+      ...(app.auth.org !== undefined && { org: { ...app.auth.org } }),
+    };
   }
   if (app.entities !== undefined) manifest.entities = app.entities.map((e) => e.toEntity());
   if (app.policies !== undefined) manifest.policies = app.policies.map((p) => ({ ...p }));

@@ -93,13 +93,37 @@ export const policySchema = z.strictObject({
   allowDelete: z.string().optional(),
 });
 
+/**
+ * Where organization memberships live: an entity with an organization field,
+ * a user field and a role field, one row per (organization, user, role).
+ * `ctx.requireMember`, `POST /api/auth/orgs/select` and the caller's
+ * `auth.roles` all read it. Default: `OrgMember {orgId, userId, role}`.
+ */
+export const orgMembershipSchema = z.strictObject({
+  entity: z.string().min(1).default("OrgMember"),
+  orgField: z.string().min(1).default("orgId"),
+  userField: z.string().min(1).default("userId"),
+  roleField: z.string().min(1).default("role"),
+});
+
+/** See `orgMembershipSchema`. */
+export type OrgMembershipConfig = z.infer<typeof orgMembershipSchema>;
+
+/** The membership model of a manifest, with the defaults filled in. */
+export function orgMembershipOf(manifest: Manifest): OrgMembershipConfig {
+  return orgMembershipSchema.parse(manifest.auth.org ?? {});
+}
+
 const manifestObject = z.strictObject({
   manifest_version: z.literal(1),
   name: z.string().min(1),
   version: z.string().min(1),
-  auth: z.strictObject({ trustedOrigins: z.array(z.string()).default([]) }).default({
-    trustedOrigins: [],
-  }),
+  auth: z
+    .strictObject({
+      trustedOrigins: z.array(z.string()).default([]),
+      org: orgMembershipSchema.optional(),
+    })
+    .default({ trustedOrigins: [] }),
   entities: z.array(entitySchema).default([]),
   policies: z.array(policySchema).default([]),
   functions: z.string().min(1).default("functions"),
@@ -117,7 +141,36 @@ export type IndexDef = z.infer<typeof indexSchema>;
 export type PolicyDef = z.infer<typeof policySchema>;
 
 /** Checks that need the whole manifest: names, targets, owners, index fields. */
+/** A membership model the manifest names explicitly must point at a declared entity and fields. */
+function checkOrgMembership(m: z.infer<typeof manifestObject>, ctx: z.RefinementCtx): void {
+  const org = m.auth.org;
+  if (org === undefined) return;
+  const entity = m.entities.find((candidate) => candidate.name === org.entity);
+  if (entity === undefined) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["auth", "org", "entity"],
+      message: `auth.org names entity ${org.entity}, which the manifest does not declare`,
+    });
+    return;
+  }
+  for (const key of ["orgField", "userField", "roleField"] as const) {
+    const field = entity.fields.find((candidate) => candidate.name === org[key]);
+    if (
+      field === undefined ||
+      (field.type !== "string" && field.type !== "id" && field.type !== "enum")
+    ) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["auth", "org", key],
+        message: `${org.entity} has no string, id or enum field named ${org[key]}`,
+      });
+    }
+  }
+}
+
 function checkReferences(m: z.infer<typeof manifestObject>, ctx: z.RefinementCtx): void {
+  checkOrgMembership(m, ctx);
   const entityNames = new Set<string>();
   m.entities.forEach((entity, e) => {
     if (entityNames.has(entity.name)) {

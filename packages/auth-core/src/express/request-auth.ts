@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { type AuthContext, adminAuth, anonymousAuth } from "@svc/schema";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import type { Auth } from "../create-auth.js";
+import type { Auth } from "../auth.js";
 import { AuthError } from "../errors.js";
 import { readCookie } from "./cookies.js";
 

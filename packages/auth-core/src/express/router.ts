@@ -7,8 +7,8 @@ import express, {
   type Response,
   type Router,
 } from "express";
+import type { Auth } from "../auth.js";
 import type { SignInResult } from "../auth-runtime.js";
-import type { Auth } from "../create-auth.js";
 import { AuthError } from "../errors.js";
 import { resolveRedirect } from "../flows/redirect-target.js";
 import type { ClientInfo } from "../session-store.js";
@@ -229,6 +229,9 @@ export function createAuthRouter(auth: Auth, options: AuthRouterOptions): Router
   });
   router.delete("/api/auth/api-keys/:keyId", async (req, res) => {
     res.json(await auth.revokeApiKey(getAuth(req), String(req.params.keyId), req.ip));
+  });
+  router.post("/api/auth/orgs/select", body, async (req, res) => {
+    res.json(await auth.selectOrg(getAuth(req), bodyOf(req), req.ip));
   });
   router.post("/api/auth/jwt", async (req, res) => {
     res.json(await auth.mintJWT(getAuth(req), req.ip));
