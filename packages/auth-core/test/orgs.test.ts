@@ -10,9 +10,9 @@ const orgManifest = {
     {
       name: "Membership",
       fields: [
-        { name: "team", type: "string" },
-        { name: "member", type: "string" },
-        { name: "level", type: "string", optional: true },
+        { name: "team", type: "string" as const },
+        { name: "member", type: "string" as const },
+        { name: "level", type: "string" as const, optional: true },
       ],
     },
   ],
