@@ -15,6 +15,10 @@ export const auditKinds = [
   "ApiKeyRevoke",
   "JwtMint",
   "OrgSelect",
+  "TotpEnable",
+  "TotpDisable",
+  "TrustedDeviceRevoke",
+  "SecondFactor",
   "AccountDelete",
 ] as const;
 

@@ -95,6 +95,7 @@ export async function completeSignIn(
 
 /** How a session came to be, as its audit event records it. */
 export type SignInMethod =
+  | "second-factor"
   | "guest"
   | "magic-code"
   | "magic-link"

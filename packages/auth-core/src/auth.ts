@@ -11,6 +11,7 @@ import type { UserExport } from "./flows/user-export.js";
 import type { MintedJWT } from "./jwt/jwt-service.js";
 import type { CaptchaVerifier, DevInbox } from "./outbound.js";
 import type { ClientInfo } from "./session-store.js";
+import type { Totp } from "./totp/create-totp.js";
 
 /** One of the caller's sessions, as `GET /api/auth/sessions` lists it. */
 export interface SessionInfo {
@@ -46,6 +47,8 @@ export interface Auth {
   readonly devInbox: DevInbox | undefined;
   readonly sessionLifetimeSecs: number;
   readonly devMode: boolean;
+  /** The TOTP second factor (enrolment, challenges, trusted devices); its routes come from the router. */
+  readonly totp: Totp;
   /** Where auth-core's tables live (the rate limiter keeps its counters there too). */
   readonly database: AuthDatabase;
   /** The caller a `svc_` token stands for, or null when it is unknown, revoked or expired. */

@@ -31,6 +31,8 @@ import {
   setActiveOrg,
 } from "./session-store.js";
 import { accountTableNames, authMigrations, sessionTableNames } from "./tables.js";
+import { createTotp } from "./totp/create-totp.js";
+import { totpMigrations } from "./totp/totp-tables.js";
 import { createUserDirectory } from "./user-directory.js";
 import { checkUserEntity } from "./user-entity.js";
 
@@ -112,6 +114,19 @@ export function createAuth(options: AuthOptions): Auth {
     now: options.now ?? Date.now,
   };
   const tables = () => tablesOf(runtime);
+  const totp = createTotp({
+    database: options.database,
+    secret: options.secret,
+    now: runtime.now,
+    issuer: options.store.manifest.name,
+    createSession: (userId, client) => signIn(runtime, { userId, method: "second-factor", client }),
+    emailOf: async (userId) => {
+      if (!runtime.users.exists()) return null;
+      const user = await runtime.users.get(userId);
+      return typeof user?.email === "string" ? user.email : null;
+    },
+  });
+  runtime.secondFactor = totp.gate;
   const findSession = sessionFinder(tables());
   const memberships = createMembershipLookup(options.store);
   const apiKeys = createApiKeys({
@@ -150,7 +165,8 @@ export function createAuth(options: AuthOptions): Auth {
   const cache = options.database.dialect === "sqlite" ? new SessionCache() : undefined;
 
   return {
-    migrations: authMigrations(options.database.schema),
+    migrations: [...authMigrations(options.database.schema), totpMigrations()],
+    totp,
     captcha: options.captcha,
     devInbox: runtime.devInbox,
     sessionLifetimeSecs,
@@ -241,7 +257,9 @@ export function createAuth(options: AuthOptions): Auth {
       await audit(auth, "ApiKeyCreate", { key_id: created.id, name: created.name }, ip);
       return created;
     },
-    listApiKeys: (auth) => apiKeys.list(requireRealSession(auth).userId),
+    async listApiKeys(auth) {
+      return apiKeys.list(requireRealSession(auth).userId);
+    },
     async revokeApiKey(auth, keyId, ip) {
       const { userId } = requireRealSession(auth);
       if (!(await apiKeys.revoke(userId, keyId))) {
@@ -276,7 +294,7 @@ export function createAuth(options: AuthOptions): Auth {
       return { org_id: orgId, roles };
     },
     async deleteAccount(auth, ip) {
-      const result = await deleteAccount(runtime, apiKeys, auth, ip);
+      const result = await deleteAccount(runtime, { apiKeys, totp }, auth, ip);
       // Only now, after the commit: a rolled-back deletion keeps everything.
       if (auth.userId !== null) {
         cache?.forgetUser(auth.userId);

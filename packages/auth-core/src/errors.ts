@@ -74,6 +74,22 @@ export const authErrorCodes = {
       "The application declares no membership entity (auth.org), so organizations are unavailable.",
   },
   INVALID_ORG: { status: 400, message: "orgId must be a non-empty string, or null to clear it." },
+  TOTP_NOT_ENROLLED: {
+    status: 400,
+    message: "Two-factor authentication is not set up for this account; enrol first.",
+  },
+  TOTP_ALREADY_ENABLED: {
+    status: 409,
+    message: "Two-factor authentication is already on for this account.",
+  },
+  INVALID_TOTP: {
+    status: 401,
+    message: "The authenticator code or backup code is wrong or was already used.",
+  },
+  INVALID_CHALLENGE: {
+    status: 401,
+    message: "The sign-in challenge is unknown, expired or already used; sign in again.",
+  },
   INVALID_QUERY: { status: 400, message: "The query string is malformed." },
 } as const satisfies Record<string, { status: number; message: string }>;
 

@@ -1,4 +1,10 @@
-import { type AuthContext, adminAuth, anonymousAuth, type ManifestInput } from "@svc/schema";
+import {
+  type AuthContext,
+  adminAuth,
+  anonymousAuth,
+  createAuthContext,
+  type ManifestInput,
+} from "@svc/schema";
 import { describe, expect, it } from "vitest";
 import { AuthError, type AuthErrorCode, authErrorCodes, resolveRedirect } from "../src/index.js";
 import {
@@ -13,7 +19,8 @@ import {
 // Every error code the framework-free core throws, with its status, on every
 // database. (CAPTCHA_FAILED, CSRF_FAILED, INVALID_JSON, INVALID_TOKEN,
 // LOOPBACK_ONLY and PAYLOAD_TOO_LARGE belong to the
-// express layer and are not thrown by `Auth`.)
+// express layer and are not thrown by `Auth`; so is ADMIN_REQUIRED, which
+// the router's admin export route raises before calling `exportUser`.)
 
 const expressOnly: readonly AuthErrorCode[] = [
   "CAPTCHA_FAILED",
@@ -22,6 +29,7 @@ const expressOnly: readonly AuthErrorCode[] = [
   "INVALID_TOKEN",
   "LOOPBACK_ONLY",
   "PAYLOAD_TOO_LARGE",
+  "ADMIN_REQUIRED",
 ];
 
 const PASSWORD = "a good long password";
@@ -354,6 +362,102 @@ const cases: readonly ErrorCase[] = [
         })
         .sendPhoneCode({ phone: "+14155550100" }, noDevCode),
   },
+  // Real-session endpoints: API keys, JWT mint, account deletion.
+  ...[
+    {
+      what: "key create",
+      run: (f: AuthFixture, auth: AuthContext) => f.auth.createApiKey(auth, { name: "k" }),
+    },
+    {
+      what: "key list",
+      run: async (f: AuthFixture, auth: AuthContext) => f.auth.listApiKeys(auth),
+    },
+    {
+      what: "key revoke",
+      run: (f: AuthFixture, auth: AuthContext) => f.auth.revokeApiKey(auth, "key_x"),
+    },
+    { what: "JWT mint", run: (f: AuthFixture, auth: AuthContext) => f.auth.mintJWT(auth) },
+    {
+      what: "account deletion",
+      run: (f: AuthFixture, auth: AuthContext) => f.auth.deleteAccount(auth),
+    },
+  ].flatMap(({ what, run }): ErrorCase[] => [
+    {
+      name: `${what} by an API key`,
+      code: "API_KEY_AUTH_FORBIDDEN",
+      run: async (f) => {
+        const { context } = await f.signIn("a@example.com");
+        const { key } = await f.auth.createApiKey(context, { name: "k" });
+        return run(f, (await f.auth.resolveApiKey(key)) ?? anonymousAuth);
+      },
+    },
+    {
+      name: `${what} by a guest`,
+      code: "GUEST_NOT_ALLOWED",
+      run: async (f) => run(f, await guestContext(f)),
+    },
+    {
+      name: `${what} by a JWT`,
+      code: "SESSION_REQUIRED",
+      run: async (f) => run(f, createAuthContext({ userId: "u1", via: "jwt" })),
+    },
+    {
+      name: `${what} by the anonymous caller`,
+      code: "AUTH_REQUIRED",
+      run: async (f) => run(f, anonymousAuth),
+    },
+  ]),
+  ...["pk.", "pk.key_short.secret", `pk.key_${"a".repeat(24)}.${"A".repeat(43)}`].map(
+    (token): ErrorCase => ({
+      name: `API key ${token.slice(0, 20)}…`,
+      code: "INVALID_API_KEY",
+      run: (f) => f.auth.resolveApiKey(token),
+    }),
+  ),
+  ...[{}, { name: "" }, { name: "n".repeat(101) }].map(
+    (body): ErrorCase => ({
+      name: `key create with ${JSON.stringify(body).slice(0, 30)}`,
+      code: "INVALID_KEY_NAME",
+      run: async (f) => f.auth.createApiKey((await f.signIn("a@example.com")).context, body),
+    }),
+  ),
+  ...[7, "s".repeat(1001)].map(
+    (scopes): ErrorCase => ({
+      name: `key create with scopes ${JSON.stringify(scopes).slice(0, 12)}`,
+      code: "INVALID_SCOPES",
+      run: async (f) =>
+        f.auth.createApiKey((await f.signIn("a@example.com")).context, { name: "k", scopes }),
+    }),
+  ),
+  ...[0, 1.5, "2100000000"].map(
+    (expires_at): ErrorCase => ({
+      name: `key create with expires_at ${JSON.stringify(expires_at)}`,
+      code: "INVALID_EXPIRY",
+      run: async (f) =>
+        f.auth.createApiKey((await f.signIn("a@example.com")).context, { name: "k", expires_at }),
+    }),
+  ),
+  {
+    name: "revoke of another user's key",
+    code: "NOT_FOUND",
+    run: async (f) => {
+      const owner = await f.signIn("a@example.com");
+      const { id } = await f.auth.createApiKey(owner.context, { name: "k" });
+      return f.auth.revokeApiKey((await f.signIn("b@example.com")).context, id);
+    },
+  },
+  {
+    name: "export of an unknown user",
+    code: "NOT_FOUND",
+    run: (f) => f.auth.exportUser("0".repeat(40)),
+  },
+  ...[{ limit: 0 }, { limit: 201 }, { limit: "x" }, { cursor: "nope" }].map(
+    (query): ErrorCase => ({
+      name: `audit list with ${JSON.stringify(query)}`,
+      code: "INVALID_QUERY",
+      run: async (f) => f.auth.listAudit((await f.signIn("a@example.com")).context, query),
+    }),
+  ),
 ];
 
 /** Codes asserted by the suites below on other manifests. */
@@ -381,7 +485,12 @@ describe.each(databases)("errors on $name", (database) => {
     const error = await expectAuthError(run(f), code, status);
     expect(error.expose).toBe(true);
     // A few codes carry a message naming the case; the rest keep the table's.
-    const tailored: readonly AuthErrorCode[] = ["RATE_LIMITED", "USER_NOT_FOUND"];
+    const tailored: readonly AuthErrorCode[] = [
+      "RATE_LIMITED",
+      "USER_NOT_FOUND",
+      "NOT_FOUND",
+      "INVALID_QUERY",
+    ];
     if (tailored.includes(code)) expect(error.message).toMatch(/^\S.*\.$/);
     else expect(error.message).toBe(authErrorCodes[code].message);
   });

@@ -1,5 +1,7 @@
 import { parseCookie, stringifySetCookie } from "cookie";
+import type { Request } from "express";
 import type { CookieSettings } from "../cookie-settings.js";
+import type { ClientInfo } from "../session-store.js";
 
 export type { CookieSettings };
 
@@ -40,4 +42,19 @@ export function clearedSessionCookie(settings: CookieSettings): string {
     secure: settings.secure,
     ...(settings.domain !== undefined && { domain: settings.domain }),
   });
+}
+
+/** The cookie (or, for non-browser clients, header `X-Svc-Trusted-Device`) of a trusted device. */
+export const TRUSTED_DEVICE_COOKIE = "svc_trusted_device";
+
+/** What a request tells about its client: address, user agent, trusted-device token. */
+export function clientOf(req: Request): ClientInfo {
+  const header = req.headers["x-svc-trusted-device"];
+  return {
+    ip: req.ip,
+    userAgent: req.headers["user-agent"],
+    trustedDevice:
+      readCookie(req.headers.cookie, TRUSTED_DEVICE_COOKIE) ??
+      (typeof header === "string" ? header : undefined),
+  };
 }

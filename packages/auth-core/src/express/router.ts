@@ -11,11 +11,11 @@ import type { Auth } from "../auth.js";
 import type { SignInResult } from "../auth-runtime.js";
 import { AuthError } from "../errors.js";
 import { resolveRedirect } from "../flows/redirect-target.js";
-import type { ClientInfo } from "../session-store.js";
-import { type CookieSettings, clearedSessionCookie, readCookie, sessionCookie } from "./cookies.js";
+import { type CookieSettings, clearedSessionCookie, clientOf, sessionCookie } from "./cookies.js";
 import { authJsonBody, bodyOf } from "./json-body.js";
 import { createRateLimits, type LimitRule } from "./rate-limits.js";
 import { getAuth } from "./request-auth.js";
+import { registerTotpRoutes } from "./totp-routes.js";
 
 /** Options of `createAuthRouter`. */
 export interface AuthRouterOptions {
@@ -37,20 +37,6 @@ function isLoopback(req: Request): boolean {
   // through a proxy that happens to run on the same machine.
   const address = req.socket.remoteAddress ?? "";
   return address === "::1" || address.startsWith("127.") || address.startsWith("::ffff:127.");
-}
-
-/** The cookie (or, for non-browser clients, header) carrying a trusted-device token. */
-export const TRUSTED_DEVICE_COOKIE = "svc_trusted_device";
-
-function clientOf(req: Request): ClientInfo {
-  const header = req.headers["x-svc-trusted-device"];
-  return {
-    ip: req.ip,
-    userAgent: req.headers["user-agent"],
-    trustedDevice:
-      readCookie(req.headers.cookie, TRUSTED_DEVICE_COOKIE) ??
-      (typeof header === "string" ? header : undefined),
-  };
 }
 
 function baseURLOf(req: Request, publicURL: string | undefined): string {
@@ -252,6 +238,11 @@ export function createAuthRouter(auth: Auth, options: AuthRouterOptions): Router
       );
     }
     res.json(await auth.exportUser(String(req.params.userId)));
+  });
+  registerTotpRoutes(router, auth.totp, {
+    cookie: options.cookie,
+    json: body,
+    limit: limits.perIp,
   });
   const inbox = auth.devInbox;
   if (auth.devMode && inbox !== undefined) {

@@ -5,6 +5,7 @@ import { recordAudit } from "../audit.js";
 import { type AuthRuntime, accountTablesOf, tablesOf } from "../auth-runtime.js";
 import { requireRealSession } from "../real-session.js";
 import { deleteSession, deleteUserSessions } from "../session-store.js";
+import type { Totp } from "../totp/create-totp.js";
 
 /** What `DELETE /api/auth/account` answers. */
 export interface AccountDeleted {
@@ -34,14 +35,14 @@ export class AccountDeletionRefused extends Error {
  * `DELETE /api/auth/account`: the spec's sequence, in one transaction and in
  * this order: revoke every session (the current one first), every API key,
  * unlink every external account, revoke every trusted device (and drop the
- * password), write the `AccountDelete` audit event with the counts (it
+ * password and the TOTP secret, backup codes and challenges), write the `AccountDelete` audit event with the counts (it
  * outlives the user), then delete the `User` row through the store, so the
  * application's own rules and change events apply. Anything failing rolls
  * all of it back. No password or second factor is asked for again.
  */
 export async function deleteAccount(
   runtime: AuthRuntime,
-  apiKeys: ApiKeys,
+  credentials: { apiKeys: ApiKeys; totp: Totp },
   auth: AuthContext,
   ip: string | undefined,
 ): Promise<AccountDeleted> {
@@ -52,7 +53,7 @@ export async function deleteAccount(
       const accounts = accountTablesOf(runtime, tx.db);
       const current = (await deleteSession(sessions, sessionId)) ? 1 : 0;
       const revokedSessions = current + (await deleteUserSessions(sessions, userId));
-      const revokedApiKeys = await apiKeys.deleteForUser(sessions, userId);
+      const revokedApiKeys = await credentials.apiKeys.deleteForUser(sessions, userId);
       const unlinked = await accounts
         .deleteFrom("svc_linked_accounts")
         .where("user_id", "=", userId)
@@ -62,6 +63,7 @@ export async function deleteAccount(
         .where("user_id", "=", userId)
         .executeTakeFirst();
       await accounts.deleteFrom("svc_passwords").where("user_id", "=", userId).execute();
+      await credentials.totp.deleteForUser(tx.db, userId);
       const counts = {
         sessions: revokedSessions,
         api_keys: revokedApiKeys,
