@@ -363,9 +363,9 @@ describe.each(databases)("API keys on $name", (database) => {
       },
     );
 
-    // Regression (src/create-auth.ts, listApiKeys, line 244): the refusal was
-    // thrown synchronously by `listApiKeys` instead of rejecting the promise
-    // it returns, so `auth.listApiKeys(caller).catch(...)` never saw it.
+    // Regression (src/create-auth.ts, listApiKeys): the refusal was thrown
+    // synchronously by `listApiKeys` instead of rejecting the promise it
+    // returns, so `auth.listApiKeys(caller).catch(...)` never saw it.
     it("list refuses by rejecting its promise, not by a synchronous throw", async () => {
       const f = fixture();
       let thrown: unknown;

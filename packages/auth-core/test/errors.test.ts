@@ -465,6 +465,15 @@ const otherManifestCodes: readonly AuthErrorCode[] = [
   "USER_ENTITY_MISSING",
   "PERSIST_FAILED",
   "MISSING_EMAIL",
+  // orgs.test.ts: organization selection.
+  "NOT_A_MEMBER",
+  "MEMBERSHIP_UNAVAILABLE",
+  "INVALID_ORG",
+  // totp.test.ts: the second factor.
+  "TOTP_NOT_ENROLLED",
+  "TOTP_ALREADY_ENABLED",
+  "INVALID_TOTP",
+  "INVALID_CHALLENGE",
 ];
 
 describe("the error table", () => {

@@ -1,4 +1,4 @@
-import { type AuthContext, adminAuth } from "@svc/schema";
+import { type AuthContext, createAuthContext } from "@svc/schema";
 import { StoreError } from "@svc/store";
 import type { ApiKeys } from "../api-keys.js";
 import { recordAudit } from "../audit.js";
@@ -48,7 +48,10 @@ export async function deleteAccount(
 ): Promise<AccountDeleted> {
   const { userId, sessionId } = requireRealSession(auth);
   try {
-    return await runtime.store.frameworkTransaction(adminAuth, async (tx) => {
+    // Admin rights (the User row's policy need not allow deletion), with the
+    // user's identity kept, so delete hooks see who is leaving.
+    const caller = createAuthContext({ ...auth, isAdmin: true });
+    return await runtime.store.frameworkTransaction(caller, async (tx) => {
       const sessions = tablesOf(runtime, tx.db);
       const accounts = accountTablesOf(runtime, tx.db);
       const current = (await deleteSession(sessions, sessionId)) ? 1 : 0;

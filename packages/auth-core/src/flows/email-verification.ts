@@ -8,7 +8,8 @@ import { isoSeconds } from "../user-entity.js";
 import { type CodeSent, checkEmailCode, sendEmailCode } from "./magic-code.js";
 
 async function sessionUser(runtime: AuthRuntime, auth: AuthContext) {
-  if (auth.userId === null || auth.via === null || auth.via === "admin") {
+  // A session (a guest's included) only: an API key or a JWT is not one.
+  if (auth.userId === null || (auth.via !== "session" && auth.via !== "guest")) {
     throw new AuthError("UNAUTHORIZED");
   }
   runtime.users.require();
