@@ -1,4 +1,4 @@
-import { adminAuth, createAuthContext, type ManifestInput } from "@svc/schema";
+import { adminAuth, createAuthContext } from "@svc/schema";
 import { describe, expect, it } from "vitest";
 import { createJWTService } from "../src/index.js";
 import { databases, expectAuthError, SECRET, useAuthFixture, userManifest } from "./fixture.js";

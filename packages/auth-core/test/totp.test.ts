@@ -3,7 +3,7 @@ import { generateTOTP } from "@oslojs/otp";
 import { type AuthContext, adminAuth, anonymousAuth } from "@svc/schema";
 import type { Kysely } from "kysely";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { type AuthErrorCode, authErrorCodes, MAX_ATTEMPTS } from "../src/index.js";
+import { authErrorCodes, MAX_ATTEMPTS } from "../src/index.js";
 import { insertSession } from "../src/session-store.js";
 import { CHALLENGE_TTL_MS } from "../src/totp/challenges.js";
 import { createTotp, type Totp } from "../src/totp/create-totp.js";
