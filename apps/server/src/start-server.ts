@@ -188,7 +188,7 @@ export async function startServer(
         ...config.auth.warnings,
         ...(config.databaseURL === undefined && config.auth.sessionDbPath === undefined
           ? [
-              "sessions, codes and rate limits are kept in memory (SVC_SESSION_DB is unset): everyone is signed out when the server stops",
+              "sessions, API keys, codes and rate limits are kept in memory (SVC_SESSION_DB is unset): everyone is signed out and every API key is gone when the server stops",
             ]
           : []),
       ],
