@@ -126,6 +126,12 @@ export interface Auth {
     body: { orgId?: unknown },
     ip?: string,
   ): Promise<{ org_id: string | null; roles: string[] }>;
+  /**
+   * `DELETE /api/admin/users/<id>/totp` (the router checks the admin token):
+   * removes a user's second factor, backup codes and trusted devices, e.g.
+   * after a lost phone or a changed deployment secret.
+   */
+  resetTotp(userId: string, ip?: string): Promise<{ reset: true }>;
   /** `DELETE /api/auth/account` (real session only). */
   deleteAccount(auth: AuthContext, ip?: string): Promise<AccountDeleted>;
   /**

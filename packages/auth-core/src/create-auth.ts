@@ -1,5 +1,6 @@
-import { type AuthContext, createAuthContext, generateId } from "@svc/schema";
+import { type AuthContext, adminAuth, createAuthContext, generateId } from "@svc/schema";
 import { createMembershipLookup, type Store } from "@svc/store";
+import type { Kysely } from "kysely";
 import { createApiKeys } from "./api-keys.js";
 import { type AuditKind, listAudit, recordAudit } from "./audit.js";
 import type { Auth } from "./auth.js";
@@ -32,7 +33,7 @@ import {
 } from "./session-store.js";
 import { accountTableNames, authMigrations, sessionTableNames } from "./tables.js";
 import { createTotp } from "./totp/create-totp.js";
-import { totpMigrations } from "./totp/totp-tables.js";
+import { type TotpTables, totpMigrations, totpTableNames } from "./totp/totp-tables.js";
 import { createUserDirectory } from "./user-directory.js";
 import { checkUserEntity } from "./user-entity.js";
 
@@ -293,6 +294,19 @@ export function createAuth(options: AuthOptions): Auth {
       await audit(auth, "OrgSelect", { org_id: orgId }, ip);
       return { org_id: orgId, roles };
     },
+    async resetTotp(userId, ip) {
+      const removed = await options.store.frameworkTransaction(adminAuth, (tx) =>
+        totp.deleteForUser(tx.db, userId),
+      );
+      await recordAudit(accountTablesOf(runtime), {
+        userId,
+        kind: "TotpDisable",
+        at: runtime.now(),
+        data: { method: "admin", trusted_devices: removed.trustedDevices },
+        ip,
+      });
+      return { reset: true };
+    },
     async deleteAccount(auth, ip) {
       const result = await deleteAccount(runtime, { apiKeys, totp }, auth, ip);
       // Only now, after the commit: a rolled-back deletion keeps everything.
@@ -319,6 +333,8 @@ export function createAuth(options: AuthOptions): Auth {
       for (const table of accountTableNames) {
         await accountTablesOf(runtime).deleteFrom(table).execute();
       }
+      const totpTables = options.database.db as unknown as Kysely<TotpTables>;
+      for (const table of totpTableNames) await totpTables.deleteFrom(table).execute();
       cache?.clear();
     },
   };

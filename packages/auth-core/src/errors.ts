@@ -86,6 +86,11 @@ export const authErrorCodes = {
     status: 401,
     message: "The authenticator code or backup code is wrong or was already used.",
   },
+  TOTP_UNREADABLE: {
+    status: 500,
+    message:
+      "The stored authenticator secret can no longer be read (the deployment secret changed); an administrator must reset two-factor authentication for this account.",
+  },
   INVALID_CHALLENGE: {
     status: 401,
     message: "The sign-in challenge is unknown, expired or already used; sign in again.",

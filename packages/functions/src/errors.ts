@@ -23,8 +23,9 @@ export const functionsErrorCodes = {
     message: "The caller is not a member of this organization with a permitted role.",
   },
   MEMBERSHIP_UNAVAILABLE: {
-    status: 500,
-    message: "ctx.requireMember needs an OrgMember entity in the manifest.",
+    status: 501,
+    message:
+      "ctx.requireMember needs the membership entity the manifest's auth.org names (default OrgMember).",
   },
   FUNCTION_LOAD_FAILED: { status: undefined, message: "A function file failed to load." },
   INVALID_FUNCTION: {

@@ -130,7 +130,7 @@ describe("ctx.requireMember without an OrgMember entity", () => {
     const runner = createFunctionRunner({ store: bare, functions });
     await expect(runner.run("peek", { orgId: "o1" }, alice)).rejects.toMatchObject({
       code: "MEMBERSHIP_UNAVAILABLE",
-      status: 500,
+      status: 501,
     });
     await opened.close();
   });

@@ -230,14 +230,18 @@ export function createAuthRouter(auth: Auth, options: AuthRouterOptions): Router
   router.get("/api/auth/audit", async (req, res) => {
     res.json(await auth.listAudit(getAuth(req), req.query as Record<string, unknown>));
   });
-  router.get("/api/admin/users/:userId/export", async (req, res) => {
+  const requireAdminCaller = (req: Request): void => {
     const caller = getAuth(req);
-    if (!caller.isAdmin) {
-      throw new AuthError(
-        caller.userId === null && caller.via === null ? "AUTH_REQUIRED" : "ADMIN_REQUIRED",
-      );
-    }
+    if (caller.isAdmin) return;
+    throw new AuthError(caller.via === null ? "AUTH_REQUIRED" : "ADMIN_REQUIRED");
+  };
+  router.get("/api/admin/users/:userId/export", async (req, res) => {
+    requireAdminCaller(req);
     res.json(await auth.exportUser(String(req.params.userId)));
+  });
+  router.delete("/api/admin/users/:userId/totp", async (req, res) => {
+    requireAdminCaller(req);
+    res.json(await auth.resetTotp(String(req.params.userId), req.ip));
   });
   registerTotpRoutes(router, auth.totp, {
     cookie: options.cookie,

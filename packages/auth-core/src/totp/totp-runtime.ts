@@ -3,6 +3,7 @@ import type { Kysely } from "kysely";
 import { type AuditKind, recordAudit } from "../audit.js";
 import { type AuthDatabase, accountTables, authTables } from "../auth-database.js";
 import type { SignIn } from "../auth-runtime.js";
+import { AuthError } from "../errors.js";
 import { hmacHex } from "../secrets.js";
 import type { ClientInfo } from "../session-store.js";
 import type { AuthTables } from "../tables.js";
@@ -63,7 +64,13 @@ export async function readTotp(
 
 /** The plain secret of a TOTP row. */
 export function secretOf(runtime: TotpRuntime, row: TotpTable): Uint8Array {
-  return openSecret(runtime.secretKey, row.secret_enc, row.user_id);
+  try {
+    return openSecret(runtime.secretKey, row.secret_enc, row.user_id);
+  } catch (cause) {
+    // Only a changed deployment secret (or a hand-edited row) gets here; an
+    // administrator resets the factor with DELETE /api/admin/users/<id>/totp.
+    throw new AuthError("TOTP_UNREADABLE", { cause });
+  }
 }
 
 /** The HMAC a (normalized) backup code is stored and looked up as, bound to its user. */

@@ -109,3 +109,10 @@ export function totpMigrations(): PackageMigrations {
     ],
   };
 }
+
+/** The TOTP tables, all in the application database, in the order a reset empties them. */
+export const totpTableNames = [
+  "svc_totp_challenges",
+  "svc_backup_codes",
+  "svc_totp",
+] as const satisfies readonly (keyof TotpTables)[];
