@@ -1,6 +1,5 @@
 import type { output, ZodObject, ZodType } from "zod";
 import type { ActionContext, MutationContext, QueryContext } from "./context.js";
-import type { HookDefinition } from "./define-hook.js";
 
 /** The three kinds of server function. */
 export type FunctionType = "query" | "mutation" | "action";
@@ -97,12 +96,6 @@ export interface ActionDefinition<
 
 /** Any function definition, as a registry holds it. */
 export type FunctionDefinition = QueryDefinition | MutationDefinition | ActionDefinition;
-
-/** What a function file's default export may be: a callable function or a hook. */
-export type FunctionFileDefinition = FunctionDefinition | HookDefinition;
-
-/** Loaded function files by name (the file name without extension). */
-export type FunctionRegistry = ReadonlyMap<string, FunctionFileDefinition>;
 
 /**
  * Declares a query. The default export of `functions/<name>.ts`.

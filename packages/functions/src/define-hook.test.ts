@@ -3,9 +3,10 @@ import { openSqlite } from "@svc/store/sqlite";
 import { afterEach, describe, expect, it } from "vitest";
 import { manifest } from "../test/runner-fixture.js";
 import { createFunctionRunner } from "./create-function-runner.js";
-import { type FunctionFileDefinition, mutation } from "./define-function.js";
+import { mutation } from "./define-function.js";
 import { hook } from "./define-hook.js";
 import { FunctionsError } from "./errors.js";
+import type { FunctionFileDefinition } from "./function-registry.js";
 
 // The fixture manifest has no policies: an admin acting for u1 may delete.
 const userAuth = createAuthContext({ isAdmin: true, userId: "u1" });

@@ -19,8 +19,6 @@ export {
   action,
   type FunctionAuth,
   type FunctionDefinition,
-  type FunctionFileDefinition,
-  type FunctionRegistry,
   type FunctionType,
   type InferArgs,
   type MaybePromise,
@@ -41,4 +39,5 @@ export {
   type FunctionsErrorOptions,
   functionsErrorCodes,
 } from "./errors.js";
+export type { FunctionFileDefinition, FunctionRegistry } from "./function-registry.js";
 export { loadFunctions } from "./load-functions.js";

@@ -3,9 +3,10 @@ import { basename, extname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { tsImport } from "tsx/esm/api";
 import { findDefinitionProblem } from "./check-definition.js";
-import type { FunctionDefinition, FunctionRegistry } from "./define-function.js";
+import type { FunctionDefinition } from "./define-function.js";
 import type { HookDefinition } from "./define-hook.js";
 import { FunctionsError } from "./errors.js";
+import type { FunctionRegistry } from "./function-registry.js";
 
 const EXTENSIONS: readonly string[] = [".ts", ".mts", ".js", ".mjs"];
 const TYPESCRIPT: readonly string[] = [".ts", ".mts"];
