@@ -1,0 +1,193 @@
+import { ConfigError } from "@svc/schema";
+import {
+  type BuiltinProviderId,
+  builtinProviderIds,
+  builtinProviders,
+} from "./builtin-providers.js";
+import { createOIDCProvider } from "./oidc.js";
+import type { OAuthProvider } from "./provider.js";
+
+/** The environment, as `process.env` holds it. */
+export type OAuthEnv = Readonly<Record<string, string | undefined>>;
+
+/** Options of `parseOAuthConfig`. */
+export interface OAuthConfigOptions {
+  /** The public address of the server (`SVC_PUBLIC_URL`); needed for the default redirects. */
+  readonly publicURL?: string;
+  /** Handed to the generic OpenID Connect providers (discovery and JWKS). */
+  readonly fetch?: typeof fetch;
+}
+
+const OIDC_VARIABLE =
+  /^SVC_OIDC_([A-Z0-9][A-Z0-9_]*?)_(ISSUER|CLIENT_ID|CLIENT_SECRET|REDIRECT|SCOPES)$/;
+const TENANT = /^[A-Za-z0-9][A-Za-z0-9.-]*$/;
+
+function value(env: OAuthEnv, name: string): string | undefined {
+  const raw = env[name]?.trim();
+  return raw === undefined || raw === "" ? undefined : raw;
+}
+
+function checkURL(variable: string, text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new ConfigError(variable, `must be an absolute http(s) URL, got "${text}".`);
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    throw new ConfigError(variable, `must be an absolute http(s) URL, got "${text}".`);
+  }
+  return text;
+}
+
+function parseScopes(variable: string, text: string | undefined): string[] | undefined {
+  if (text === undefined) return undefined;
+  const scopes = text.split(/[\s,]+/).filter((scope) => scope !== "");
+  if (scopes.length === 0) throw new ConfigError(variable, "must name at least one scope.");
+  return scopes;
+}
+
+/** The client id and secret, or undefined when neither is set; one without the other is an error. */
+function credentials(
+  env: OAuthEnv,
+  prefix: string,
+): { clientId: string; clientSecret: string } | undefined {
+  const clientId = value(env, `${prefix}_CLIENT_ID`);
+  const clientSecret = value(env, `${prefix}_CLIENT_SECRET`);
+  if (clientId === undefined && clientSecret === undefined) return undefined;
+  if (clientId === undefined) {
+    throw new ConfigError(`${prefix}_CLIENT_ID`, `is unset while ${prefix}_CLIENT_SECRET is set.`);
+  }
+  if (clientSecret === undefined) {
+    throw new ConfigError(`${prefix}_CLIENT_SECRET`, `is unset while ${prefix}_CLIENT_ID is set.`);
+  }
+  return { clientId, clientSecret };
+}
+
+function redirectFor(
+  env: OAuthEnv,
+  prefix: string,
+  id: string,
+  publicURL: string | undefined,
+): string {
+  const variable = `${prefix}_REDIRECT`;
+  const explicit = value(env, variable);
+  if (explicit !== undefined) return checkURL(variable, explicit);
+  if (publicURL === undefined) {
+    throw new ConfigError(variable, "is unset and there is no SVC_PUBLIC_URL to derive it from.");
+  }
+  return `${publicURL}/api/auth/callback/${id}`;
+}
+
+/**
+ * The enabled OAuth providers from the environment. For each built-in id
+ * `<P>` (upper case): `SVC_OAUTH_<P>_CLIENT_ID`, `SVC_OAUTH_<P>_CLIENT_SECRET`,
+ * `SVC_OAUTH_<P>_REDIRECT` (default `{publicURL}/api/auth/callback/<id>`)
+ * and `SVC_OAUTH_<P>_SCOPES` (comma- or space-separated, replaces the
+ * defaults); `SVC_OAUTH_MICROSOFT_TENANT` (default `common`). For any
+ * number of OpenID Connect providers `SVC_OIDC_<ID>_ISSUER`, `_CLIENT_ID`,
+ * `_CLIENT_SECRET`, `_REDIRECT` and `_SCOPES`; the id is `<ID>` lower-cased.
+ *
+ * A provider with neither client id nor secret is disabled (left out).
+ * Throws `ConfigError` naming the variable when only one of the two is set,
+ * a URL is malformed, an OpenID Connect provider has no issuer, or a
+ * redirect must be derived but `publicURL` is missing. OpenID Connect
+ * providers come back undiscovered: call their `ready()` at boot.
+ *
+ * @example
+ * const providers = parseOAuthConfig(process.env, { publicURL: process.env.SVC_PUBLIC_URL });
+ */
+export function parseOAuthConfig(env: OAuthEnv, options: OAuthConfigOptions = {}): OAuthProvider[] {
+  const publicURL =
+    options.publicURL === undefined || options.publicURL === ""
+      ? undefined
+      : checkURL("SVC_PUBLIC_URL", options.publicURL).replace(/\/+$/, "");
+  const providers: OAuthProvider[] = [];
+  for (const id of builtinProviderIds) {
+    const prefix = `SVC_OAUTH_${id.toUpperCase()}`;
+    const found = credentials(env, prefix);
+    if (found === undefined) continue;
+    const scopes = parseScopes(`${prefix}_SCOPES`, value(env, `${prefix}_SCOPES`));
+    const common = {
+      ...found,
+      redirectURI: redirectFor(env, prefix, id, publicURL),
+      ...(scopes !== undefined && { scopes }),
+    };
+    providers.push(createBuiltin(id, common, env));
+  }
+  for (const id of oidcIds(env)) {
+    const prefix = `SVC_OIDC_${id.toUpperCase()}`;
+    const found = credentials(env, prefix);
+    if (found === undefined) continue;
+    const issuer = value(env, `${prefix}_ISSUER`);
+    if (issuer === undefined) {
+      throw new ConfigError(`${prefix}_ISSUER`, "is unset while the client id and secret are set.");
+    }
+    const scopes = parseScopes(`${prefix}_SCOPES`, value(env, `${prefix}_SCOPES`));
+    providers.push(
+      createOIDCProvider({
+        id,
+        issuer: checkURL(`${prefix}_ISSUER`, issuer),
+        ...found,
+        redirectURI: redirectFor(env, prefix, id, publicURL),
+        ...(scopes !== undefined && { scopes }),
+        ...(options.fetch !== undefined && { fetch: options.fetch }),
+      }),
+    );
+  }
+  return providers;
+}
+
+function createBuiltin(
+  id: BuiltinProviderId,
+  common: { clientId: string; clientSecret: string; redirectURI: string; scopes?: string[] },
+  env: OAuthEnv,
+): OAuthProvider {
+  if (id === "microsoft") {
+    const tenant = value(env, "SVC_OAUTH_MICROSOFT_TENANT");
+    if (tenant !== undefined && !TENANT.test(tenant)) {
+      throw new ConfigError(
+        "SVC_OAUTH_MICROSOFT_TENANT",
+        `must be common, organizations, consumers, a tenant id or a domain, got "${tenant}".`,
+      );
+    }
+    return builtinProviders.microsoft({ ...common, ...(tenant !== undefined && { tenant }) });
+  }
+  return builtinProviders[id](common);
+}
+
+/** The lower-cased ids of every `SVC_OIDC_<ID>_*` variable set, sorted. */
+function oidcIds(env: OAuthEnv): string[] {
+  const ids = new Set<string>();
+  for (const [name, raw] of Object.entries(env)) {
+    if (raw === undefined || raw.trim() === "") continue;
+    const match = OIDC_VARIABLE.exec(name);
+    if (match?.[1] === undefined) continue;
+    const id = match[1].toLowerCase();
+    if (id in builtinProviders) {
+      throw new ConfigError(name, `"${id}" is a built-in provider id; pick another OIDC id.`);
+    }
+    ids.add(id);
+  }
+  return [...ids].sort();
+}
+
+/**
+ * Runs discovery for every OpenID Connect provider in `providers` (those
+ * with a `ready()`), so their authorization URLs can be built; call it at
+ * boot after `parseOAuthConfig`. Rejects with `PROVIDER_ERROR` when an
+ * issuer cannot be discovered.
+ *
+ * @example
+ * await prepareOAuthProviders(providers);
+ */
+export async function prepareOAuthProviders(providers: readonly OAuthProvider[]): Promise<void> {
+  await Promise.all(
+    providers.map((provider) => {
+      const ready: unknown = (provider as { ready?: unknown }).ready;
+      return typeof ready === "function"
+        ? (ready as () => Promise<void>).call(provider)
+        : undefined;
+    }),
+  );
+}

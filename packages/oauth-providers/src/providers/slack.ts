@@ -1,0 +1,40 @@
+import { defineProvider, endpoint, optionalFields } from "../define-provider.js";
+import type { OAuthProvider, OAuthProviderOptions } from "../provider.js";
+
+/**
+ * Sign in with Slack (OpenID Connect): a nonce, no PKCE (Slack's OpenID
+ * endpoints take none); the identity comes from the ID token (`sub`,
+ * `email`, `email_verified`, `name`, `picture`). Default scopes
+ * `openid email profile`. Endpoint role: `slack` (https://slack.com).
+ *
+ * @example
+ * const slack = createSlackProvider({ clientId, clientSecret, redirectURI });
+ */
+export function createSlackProvider(options: OAuthProviderOptions): OAuthProvider {
+  const slack = endpoint(options, "slack", "https://slack.com");
+  return defineProvider(
+    {
+      id: "slack",
+      name: "Slack",
+      authorizationEndpoint: `${slack}/openid/connect/authorize`,
+      tokenEndpoint: `${slack}/api/openid.connect.token`,
+      pkce: false,
+      nonce: true,
+      defaultScopes: ["openid", "email", "profile"],
+      async identity({ idTokenClaims }) {
+        const claims = idTokenClaims(["https://slack.com"]);
+        const email = typeof claims.email === "string" ? claims.email : null;
+        return {
+          providerUserId: String(claims.sub),
+          email,
+          emailVerified: email !== null && claims.email_verified === true,
+          ...optionalFields({
+            name: typeof claims.name === "string" ? claims.name : undefined,
+            avatarUrl: typeof claims.picture === "string" ? claims.picture : undefined,
+          }),
+        };
+      },
+    },
+    options,
+  );
+}
