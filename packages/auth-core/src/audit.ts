@@ -20,6 +20,7 @@ export const auditKinds = [
   "TrustedDeviceRevoke",
   "SecondFactor",
   "AccountDelete",
+  "AccountLink",
 ] as const;
 
 /** See `auditKinds`. */

@@ -87,7 +87,15 @@ export function codeHash(
  */
 export async function completeSignIn(
   runtime: AuthRuntime,
-  input: { userId: string; method: SignInMethod; client: ClientInfo },
+  input: {
+    userId: string;
+    method: SignInMethod;
+    client: ClientInfo;
+    /** The user was created by this sign-in: the session's event is `SignUp`. */
+    signUp?: boolean;
+    /** Extra audit fields, e.g. `{ provider: "github" }`. */
+    detail?: Readonly<Record<string, string>>;
+  },
 ): Promise<SignInResult> {
   const challenge = await runtime.secondFactor?.challenge(input.userId, input.client);
   return challenge ?? signIn(runtime, input);
@@ -101,7 +109,8 @@ export type SignInMethod =
   | "magic-link"
   | "password"
   | "sign-up"
-  | "phone-code";
+  | "phone-code"
+  | "oauth";
 
 /**
  * Creates a session, writes its audit event (`SignIn`, `SignUp` or
@@ -116,6 +125,10 @@ export async function signIn(
     isGuest?: boolean;
     client?: ClientInfo | undefined;
     db?: Kysely<EntityTables>;
+    /** Record `SignUp` instead of `SignIn` (the user was just created). */
+    signUp?: boolean;
+    /** Extra audit fields. */
+    detail?: Readonly<Record<string, string>>;
   },
 ): Promise<SignIn> {
   const { token, session } = await insertSession(tablesOf(runtime, input.db), {
@@ -128,9 +141,13 @@ export async function signIn(
   await recordAudit(accountTablesOf(runtime, input.db), {
     userId: input.userId,
     kind:
-      input.method === "guest" ? "GuestSession" : input.method === "sign-up" ? "SignUp" : "SignIn",
+      input.method === "guest"
+        ? "GuestSession"
+        : input.method === "sign-up" || input.signUp === true
+          ? "SignUp"
+          : "SignIn",
     at: runtime.now(),
-    data: { method: input.method, session_id: session.id },
+    data: { method: input.method, ...input.detail, session_id: session.id },
     ip: input.client?.ip,
   });
   return { token, user_id: session.userId, expires_at: Math.floor(session.expiresAt / 1000) };

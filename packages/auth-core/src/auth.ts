@@ -5,6 +5,7 @@ import type { AuditEvent } from "./audit.js";
 import type { AuthDatabase } from "./auth-database.js";
 import type { SignIn, SignInResult } from "./auth-runtime.js";
 import type { AccountDeleted } from "./flows/account-deletion.js";
+import type { ExternalIdentity } from "./flows/external-identity.js";
 import type { CodeSent } from "./flows/magic-code.js";
 import type { LinkTargets } from "./flows/magic-link.js";
 import type { UserExport } from "./flows/user-export.js";
@@ -86,6 +87,14 @@ export interface Auth {
     body: { phone?: unknown; code?: unknown },
     client: ClientInfo,
   ): Promise<SignInResult>;
+  /**
+   * Signs in the user an external provider (OAuth, OpenID Connect, SSO)
+   * vouched for, creating and linking them on first sign-in: a verified
+   * email links to the user with that address, anything else never links.
+   * `ACCOUNT_NOT_LINKED` (409) when an unverified address belongs to an
+   * existing user. @svc/oauth-providers' router calls it from the callback.
+   */
+  signInWithIdentity(identity: ExternalIdentity, client: ClientInfo): Promise<SignInResult>;
   sendVerification(auth: AuthContext, options: { exposeDevCode: boolean }): Promise<CodeSent>;
   verifyEmail(
     auth: AuthContext,

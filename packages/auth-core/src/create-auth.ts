@@ -9,6 +9,7 @@ import { type AuthRuntime, accountTablesOf, signIn, tablesOf } from "./auth-runt
 import { AuthError } from "./errors.js";
 import { deleteAccount } from "./flows/account-deletion.js";
 import { sendVerification, verifyEmail } from "./flows/email-verification.js";
+import { signInWithIdentity } from "./flows/external-identity.js";
 import { sendMagicCode, verifyMagicCode } from "./flows/magic-code.js";
 import { sendMagicLink, verifyMagicLink } from "./flows/magic-link.js";
 import { loginPassword, registerPassword } from "./flows/password.js";
@@ -205,6 +206,7 @@ export function createAuth(options: AuthOptions): Auth {
     },
     sendMagicCode: (body, sendOptions) => sendMagicCode(runtime, body, sendOptions),
     verifyMagicCode: (body, client) => verifyMagicCode(runtime, body, client),
+    signInWithIdentity: (identity, client) => signInWithIdentity(runtime, identity, client),
     sendMagicLink: (body, linkOptions) => sendMagicLink(runtime, body, linkOptions),
     verifyMagicLink: (body, client) => verifyMagicLink(runtime, body, client),
     registerPassword: (body, client) => registerPassword(runtime, body, client),

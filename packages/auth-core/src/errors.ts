@@ -20,6 +20,11 @@ export const authErrorCodes = {
   },
   INVALID_CREDENTIALS: { status: 401, message: "The email or password is wrong." },
   EMAIL_IN_USE: { status: 409, message: "An account with this email address already exists." },
+  ACCOUNT_NOT_LINKED: {
+    status: 409,
+    message:
+      "An account with this email address exists, but the provider did not verify the address; sign in another way.",
+  },
   MISSING_PHONE: { status: 400, message: "A phone number is required." },
   INVALID_PHONE: {
     status: 400,

@@ -19,6 +19,11 @@ export {
   rateLimited,
 } from "./errors.js";
 export { type AccountDeleted, AccountDeletionRefused } from "./flows/account-deletion.js";
+export {
+  type ExternalIdentity,
+  SYNTHESIZED_EMAIL_DOMAIN,
+  synthesizedEmail,
+} from "./flows/external-identity.js";
 export type { CodeSent } from "./flows/magic-code.js";
 export type { LinkTargets } from "./flows/magic-link.js";
 export { resolveRedirect } from "./flows/redirect-target.js";
@@ -44,7 +49,7 @@ export {
   type UpstreamJWTVerifier,
   upstreamResolver,
 } from "./jwt/upstream-jwt.js";
-export { normalizeEmail, normalizePhone } from "./normalize.js";
+export { isReservedEmail, normalizeEmail, normalizePhone } from "./normalize.js";
 export {
   type CaptchaProvider,
   type CaptchaVerifier,

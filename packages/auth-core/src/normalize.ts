@@ -10,17 +10,28 @@ const EMAIL_SHAPE = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u;
 /**
  * Trims and lower-cases an email address, the form every table and lookup
  * uses. Throws 400 `MISSING_EMAIL` when absent or empty, `INVALID_EMAIL`
- * when it is not a string of an address's shape.
+ * when it is not a string of an address's shape or is a reserved
+ * `.invalid` address.
  */
 export function normalizeEmail(value: unknown): string {
   if (value === undefined || value === null) throw new AuthError("MISSING_EMAIL");
   if (typeof value !== "string") throw new AuthError("INVALID_EMAIL");
   const email = value.trim().toLowerCase();
   if (email === "") throw new AuthError("MISSING_EMAIL");
-  if (email.length > MAX_EMAIL_LENGTH || !EMAIL_SHAPE.test(email)) {
+  if (email.length > MAX_EMAIL_LENGTH || !EMAIL_SHAPE.test(email) || isReservedEmail(email)) {
     throw new AuthError("INVALID_EMAIL");
   }
   return email;
+}
+
+/**
+ * True for addresses under the reserved `.invalid` top-level domain (RFC
+ * 6761). They can never receive mail, and svc gives them to users whose
+ * OAuth provider shares no verified address, so no sign-in flow may accept
+ * one: whoever typed it could otherwise claim that user.
+ */
+export function isReservedEmail(email: string): boolean {
+  return email.toLowerCase().replace(/\.+$/, "").endsWith(".invalid");
 }
 
 const E164 = /^\+[1-9]\d{6,14}$/;

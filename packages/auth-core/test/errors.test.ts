@@ -476,6 +476,8 @@ const otherManifestCodes: readonly AuthErrorCode[] = [
   "INVALID_CHALLENGE",
   // totp-wiring.test.ts: a secret sealed under another deployment secret.
   "TOTP_UNREADABLE",
+  // external-identity.test.ts: an unverified provider email of an existing user.
+  "ACCOUNT_NOT_LINKED",
 ];
 
 describe("the error table", () => {
