@@ -1,6 +1,7 @@
 export {
   type CookieSettings,
   clearedSessionCookie,
+  clientOf,
   readCookie,
   SESSION_COOKIE,
   sessionCookie,

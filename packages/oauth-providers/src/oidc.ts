@@ -152,6 +152,7 @@ export function createOIDCProvider(options: OIDCProviderOptions): OIDCProvider {
   return {
     id: options.id,
     name: options.name ?? options.id,
+    kind: "oidc",
     responseMode: "query",
     ready: async () => {
       await ready();

@@ -30,6 +30,12 @@ export interface CallbackInput {
   readonly code: string;
   readonly codeVerifier: string;
   readonly nonce: string;
+  /**
+   * Every parameter of the callback (query or form body), for providers
+   * that send more than the code: Apple posts the user's name as `user`
+   * on the first sign-in only.
+   */
+  readonly params?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -42,6 +48,8 @@ export interface OAuthProvider {
   readonly id: string;
   /** Display name, e.g. `GitHub`. */
   readonly name: string;
+  /** `oidc` for generic OpenID Connect providers; default `oauth` (a built-in). */
+  readonly kind?: "oauth" | "oidc";
   /** How the provider returns to the callback; default `query` (a GET). */
   readonly responseMode?: "query" | "form_post";
   /** The provider's authorization address to redirect the browser to. */

@@ -30,6 +30,11 @@ export interface SavedState {
   readonly nonce: string;
   /** Where to send the browser afterwards, or null. */
   readonly callback: string | null;
+  /**
+   * How the session is handed over: `cookie` (default) sets the session
+   * cookie only; `token` also puts the token in the callback's fragment.
+   */
+  readonly response?: "cookie" | "token";
 }
 
 /** The random values one handshake needs. */
@@ -83,7 +88,7 @@ export function createStateStore(options: StateStoreOptions): StateStore {
       : createHmac("sha256", options.secret).update(state).digest("hex");
 
   return {
-    async save({ state, provider, codeVerifier, nonce, callback }) {
+    async save({ state, provider, codeVerifier, nonce, callback, response }) {
       if (state === "") throw new TypeError("save: state must not be empty.");
       const at = now();
       await db.deleteFrom("svc_oauth_state").where("expires_at", "<=", at).execute();
@@ -95,6 +100,7 @@ export function createStateStore(options: StateStoreOptions): StateStore {
           code_verifier: codeVerifier,
           nonce,
           callback,
+          response: response === "token" ? "token" : null,
           created_at: at,
           expires_at: at + ttl,
         })
@@ -116,6 +122,7 @@ export function createStateStore(options: StateStoreOptions): StateStore {
         codeVerifier: row.code_verifier,
         nonce: row.nonce,
         callback: row.callback,
+        response: row.response === "token" ? "token" : "cookie",
       };
     },
   };

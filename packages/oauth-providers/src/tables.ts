@@ -13,6 +13,8 @@ export interface OAuthStateTable {
   nonce: string;
   /** Where the browser goes after the sign-in, already checked against the trusted origins. */
   callback: string | null;
+  /** How the callback hands over the session: `token` adds it to the fragment; null means the cookie only. */
+  response: string | null;
   created_at: number;
   expires_at: number;
 }
@@ -57,6 +59,13 @@ export function oauthStateMigrations(schema?: string): PackageMigrations {
           await sql`create index ${name} on ${sql.id("svc_oauth_state")} (${sql.id("expires_at")})`.execute(
             db,
           );
+        },
+      },
+      {
+        id: "002_oauth_state_response",
+        async up(untyped) {
+          const db = untyped as unknown as Kysely<OAuthStateTables>;
+          await db.schema.alterTable("svc_oauth_state").addColumn("response", "text").execute();
         },
       },
     ],

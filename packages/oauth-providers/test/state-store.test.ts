@@ -77,12 +77,20 @@ describe.each(testDatabases())("state store on $name", (database) => {
       codeVerifier: values.codeVerifier,
       nonce: values.nonce,
       callback: "https://app.example/",
+      response: "cookie",
     });
     // Replayed: the row is gone.
     await expect(states.consume(values.state, "github")).rejects.toMatchObject({
       code: "INVALID_STATE",
       status: 400,
     });
+  });
+
+  it("keeps the token hand-over choice", async () => {
+    const states = await boot();
+    const values = createHandshakeValues();
+    await states.save({ ...values, provider: "github", callback: null, response: "token" });
+    expect(await states.consume(values.state)).toMatchObject({ callback: null, response: "token" });
   });
 
   it("refuses unknown and empty states", async () => {

@@ -1,0 +1,7 @@
+export {
+  createOAuthRouter,
+  isOAuthCallback,
+  OAUTH_CALLBACK_PREFIX,
+  OAUTH_STATE_COOKIE,
+  type OAuthRouterOptions,
+} from "./express/oauth-router.js";
