@@ -5,6 +5,7 @@ import {
   createAuthRouter,
   setErrorHeaders,
 } from "@svc/auth-core/express";
+import { createOAuthRouter, type OAuthRouterOptions } from "@svc/oauth-providers/express";
 import type { Store } from "@svc/store";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { ServerError, toErrorResponse } from "./errors.js";
@@ -25,6 +26,8 @@ export interface AppOptions {
   authenticate: AuthenticateOptions;
   /** The auth endpoints (`/api/auth/...`); left out when undefined. */
   auth?: { core: Auth; router: AuthRouterOptions };
+  /** The OAuth sign-in routes (providers, login, callback); left out when undefined. */
+  oauth?: OAuthRouterOptions;
   devMode: boolean;
   /** Origins allowed by CORS outside dev mode. */
   corsOrigins: readonly string[];
@@ -86,6 +89,7 @@ export function createApp(options: AppOptions): App {
   registerEntityRoutes(app, options.store, body);
   registerBatchRoutes(app, options.store, body);
   if (options.auth !== undefined) app.use(createAuthRouter(options.auth.core, options.auth.router));
+  if (options.oauth !== undefined) app.use(createOAuthRouter(options.oauth));
   registerOperationalRoutes(app, { store: options.store, metrics, now, startedAt });
   if (options.devMode && options.inMemory) {
     const auth = options.auth?.core;

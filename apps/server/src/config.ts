@@ -1,5 +1,6 @@
 import { isIP } from "node:net";
 import { type AuthConfig, parseAuthConfig } from "@svc/auth-core";
+import { type OAuthProvider, parseOAuthConfig } from "@svc/oauth-providers";
 import { ConfigError } from "@svc/schema";
 import { z } from "zod";
 
@@ -86,6 +87,11 @@ export interface ServerConfig {
   readonly trustProxy: boolean | number | string;
   /** Sessions, sign-in flows, email, CAPTCHA, cookies and rate limits (@svc/auth-core). */
   readonly auth: AuthConfig;
+  /**
+   * The enabled OAuth and OpenID Connect providers (`SVC_OAUTH_*`,
+   * `SVC_OIDC_*`); OpenID Connect ones still need discovery at boot.
+   */
+  readonly oauth: readonly OAuthProvider[];
 }
 
 function parseTrustProxy(value: string | undefined): boolean | number | string {
@@ -93,6 +99,15 @@ function parseTrustProxy(value: string | undefined): boolean | number | string {
   if (value === "true") return true;
   if (/^\d+$/.test(value)) return Number(value);
   return value;
+}
+
+/**
+ * Where OAuth redirect addresses are derived from: `SVC_PUBLIC_URL`, or in
+ * dev mode on a fixed port the local address the README's walk-through uses.
+ */
+function oauthBaseURL(vars: ParsedVariables): string | undefined {
+  if (vars.SVC_PUBLIC_URL !== undefined) return vars.SVC_PUBLIC_URL;
+  return vars.SVC_DEV_MODE && vars.SVC_PORT !== 0 ? `http://localhost:${vars.SVC_PORT}` : undefined;
 }
 
 /**
@@ -134,5 +149,6 @@ export function parseConfig(env: Readonly<Record<string, string | undefined>>): 
     bodyLimitBytes: vars.SVC_BODY_LIMIT_BYTES,
     trustProxy: parseTrustProxy(vars.SVC_TRUST_PROXY),
     auth: parseAuthConfig(env, { devMode: vars.SVC_DEV_MODE, publicURL: vars.SVC_PUBLIC_URL }),
+    oauth: parseOAuthConfig(env, { publicURL: oauthBaseURL(vars) }),
   };
 }

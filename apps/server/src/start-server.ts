@@ -12,6 +12,7 @@ import {
   sessionResolver,
 } from "@svc/auth-core/express";
 import { createFunctionRunner, loadFunctions } from "@svc/functions";
+import { createStateStore, type OAuthProvider, oauthStateMigrations } from "@svc/oauth-providers";
 import type { Manifest } from "@svc/schema";
 import { createStore, type Store } from "@svc/store";
 import { openPostgres } from "@svc/store/pg";
@@ -68,6 +69,26 @@ async function openDatabase(config: ServerConfig, manifestDir: string) {
 }
 
 /**
+ * Runs OpenID Connect discovery for every generic provider, so a wrong or
+ * unreachable issuer stops the boot with the variable to fix.
+ */
+async function discoverProviders(providers: readonly OAuthProvider[]): Promise<void> {
+  await Promise.all(
+    providers.map(async (provider) => {
+      if (provider.kind !== "oidc" || !("ready" in provider)) return;
+      try {
+        await (provider as OAuthProvider & { ready(): Promise<void> }).ready();
+      } catch {
+        throw new ConfigError(
+          `SVC_OIDC_${provider.id.toUpperCase()}_ISSUER`,
+          "could not be discovered (no valid /.well-known/openid-configuration at that address)",
+        );
+      }
+    }),
+  );
+}
+
+/**
  * Boots svc from a parsed configuration: loads the manifest, opens and
  * migrates the database, loads the server functions and listens. Throws
  * `ConfigError` for anything the operator must fix.
@@ -115,7 +136,10 @@ export async function startServer(
       ...(config.auth.upstreamJWT !== undefined && { upstreamJWT: config.auth.upstreamJWT }),
       ...(options.now !== undefined && { now: options.now }),
     });
-    await store.migrate({ packages: auth.migrations });
+    // The OAuth state lives in the application database (never the
+    // in-memory session store), so a handshake survives a restart.
+    await store.migrate({ packages: [...auth.migrations, oauthStateMigrations()] });
+    await discoverProviders(config.oauth);
     const functions = await loadFunctions(resolve(manifestDir, manifest.functions));
     const runner = createFunctionRunner({ store, functions });
     const library = await loadDocs();
@@ -143,6 +167,20 @@ export async function startServer(
           resolve: (token) => auth.resolveSession(token),
           clear: () => clearedSessionCookie(config.auth.cookie),
         },
+      },
+      oauth: {
+        auth,
+        providers: config.oauth,
+        states: createStateStore({
+          db: database.db,
+          dialect: database.dialect,
+          secret: config.auth.secret ?? adminToken,
+          ...(options.now !== undefined && { now: options.now }),
+        }),
+        cookie: config.auth.cookie,
+        trustedOrigins: corsOrigins,
+        publicURL: config.publicURL,
+        ...(options.onInternalError !== undefined && { onError: options.onInternalError }),
       },
       auth: {
         core: auth,

@@ -4,6 +4,7 @@ import {
   getAuth,
   resolveRequestAuth,
 } from "@svc/auth-core/express";
+import { isOAuthCallback } from "@svc/oauth-providers/express";
 import cors from "cors";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { ServerError } from "../errors.js";
@@ -12,7 +13,8 @@ import { ServerError } from "../errors.js";
  * The gate in front of every /api route, as one middleware: CORS (only when
  * the request carries an `Origin`; preflights end here), then the caller,
  * resolved once per request by @svc/auth-core (bearer, else session
- * cookie), then the CSRF check for cookie-authenticated changes.
+ * cookie), then the CSRF check for cookie-authenticated changes. The
+ * OAuth callbacks pass untouched.
  */
 export function apiGate(options: {
   authenticate: AuthenticateOptions;
@@ -34,7 +36,10 @@ export function apiGate(options: {
       .then(() => next(), next);
   };
   return (req: Request, res: Response, next: NextFunction) => {
-    if (!req.url.startsWith("/api/")) {
+    // OAuth callbacks are top-level navigations (Apple's a cross-site POST)
+    // that may carry a stale cookie or bearer: they read no caller, so none
+    // is resolved and no CSRF check applies; the state binds them instead.
+    if (!req.url.startsWith("/api/") || isOAuthCallback(req)) {
       next();
       return;
     }
