@@ -8,6 +8,7 @@ import {
   adminTokenResolver,
   apiKeyResolver,
   clearedSessionCookie,
+  createRateLimits,
   SESSION_COOKIE,
   sessionResolver,
 } from "@svc/auth-core/express";
@@ -181,6 +182,13 @@ export async function startServer(
         trustedOrigins: corsOrigins,
         publicURL: config.publicURL,
         ...(options.onInternalError !== undefined && { onError: options.onInternalError }),
+        // The sign-in endpoints' per-address limit, sharing their counters.
+        ...(config.auth.rateLimit && {
+          rateLimit: createRateLimits({
+            database: auth.database,
+            ...(options.now !== undefined && { now: options.now }),
+          }).perIp,
+        }),
       },
       auth: {
         core: auth,

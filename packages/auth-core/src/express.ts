@@ -9,6 +9,7 @@ export {
 export { checkCsrf } from "./express/csrf.js";
 export { DatabaseRateLimitStore } from "./express/rate-limit-store.js";
 export {
+  createRateLimits,
   DEFAULT_PER_ACCOUNT,
   DEFAULT_PER_IP,
   type LimitRule,

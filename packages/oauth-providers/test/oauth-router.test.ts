@@ -363,6 +363,31 @@ describe.each(testDatabases())("OAuth router on $name", (database) => {
   });
 });
 
+describe.each(testDatabases())("OAuth router limits on $name", (database) => {
+  it("answers 429 RATE_LIMITED past the per-address limit, before any state is saved", async () => {
+    const target = await database.create();
+    const github = scripted("github");
+    const server = await bootRouter(target, {
+      providers: [github.provider],
+      perIp: { limit: 2, windowMs: 60_000 },
+      now: () => START,
+    });
+    try {
+      for (let i = 0; i < 2; i++) {
+        expect((await get(`${server.url}/api/auth/login/github?callback=/`)).status).toBe(302);
+      }
+      const limited = await get(`${server.url}/api/auth/login/github?callback=/`);
+      expect(limited.status).toBe(429);
+      expect(await errorCode(limited)).toBe("RATE_LIMITED");
+      const callback = await get(`${server.url}/api/auth/callback/github?state=x&code=y`);
+      expect(callback.status).toBe(429);
+    } finally {
+      await server.close();
+      await database.destroy(target);
+    }
+  });
+});
+
 /** The TOTP code of `secret` at `ms` (oslo reads Date.now). */
 function totpAt(secret: string, ms: number): string {
   vi.useFakeTimers({ now: ms, toFake: ["Date"] });

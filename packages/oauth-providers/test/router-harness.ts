@@ -1,7 +1,7 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type Auth, createAuth } from "@svc/auth-core";
-import { authErrorHandler } from "@svc/auth-core/express";
+import { authErrorHandler, createRateLimits, type LimitRule } from "@svc/auth-core/express";
 import { parseManifest } from "@svc/schema";
 import { createStore, type Store, type StoreDatabase } from "@svc/store";
 import { openPostgres } from "@svc/store/pg";
@@ -54,6 +54,8 @@ export interface BootOptions {
   readonly providers: readonly OAuthProvider[];
   readonly now?: () => number;
   readonly secure?: boolean;
+  /** Turns on auth-core's per-address sign-in limiter with this rule. */
+  readonly perIp?: LimitRule;
 }
 
 /** Opens the database, migrates auth-core's and the state store's tables and listens. */
@@ -87,6 +89,13 @@ export async function bootRouter(
       cookie: { sameSite: "lax", secure: options.secure ?? false },
       trustedOrigins: [TRUSTED],
       onError: (error) => errors.push(error),
+      ...(options.perIp !== undefined && {
+        rateLimit: createRateLimits({
+          database: auth.database,
+          perIp: options.perIp,
+          ...(options.now !== undefined && { now: options.now }),
+        }).perIp,
+      }),
     }),
   );
   app.use(authErrorHandler((error) => errors.push(error)));

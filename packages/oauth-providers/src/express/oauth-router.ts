@@ -2,7 +2,13 @@ import { timingSafeEqual } from "node:crypto";
 import { type Auth, AuthError, resolveRedirect } from "@svc/auth-core";
 import { type CookieSettings, clientOf, readCookie, sessionCookie } from "@svc/auth-core/express";
 import { toErrorResponse } from "@svc/schema";
-import express, { type Request, type Response, type Router } from "express";
+import express, {
+  type NextFunction,
+  type Request,
+  type RequestHandler,
+  type Response,
+  type Router,
+} from "express";
 import { OAuthError } from "../errors.js";
 import type { OAuthProvider } from "../provider.js";
 import { createHandshakeValues, type StateStore } from "../state-store.js";
@@ -29,6 +35,12 @@ export interface OAuthRouterOptions {
   readonly trustedOrigins: readonly string[];
   /** The server's public address (`SVC_PUBLIC_URL`); relative callbacks resolve against it. Default the request's own. */
   readonly publicURL?: string | undefined;
+  /**
+   * Runs before login and callback, e.g. auth-core's per-address sign-in
+   * limiter (`createRateLimits(...).perIp`), so a flood of logins cannot
+   * fill the state table. None by default.
+   */
+  readonly rateLimit?: RequestHandler;
   /** Largest accepted form body of a `form_post` callback. Default 64 KiB. */
   readonly bodyLimitBytes?: number;
   /**
@@ -137,6 +149,8 @@ export function createOAuthRouter(options: OAuthRouterOptions): Router {
     limit: options.bodyLimitBytes ?? 64 * 1024,
     parameterLimit: 50,
   });
+  const limit: RequestHandler =
+    options.rateLimit ?? ((_req: Request, _res: Response, next: NextFunction) => next());
   const providerOf = (req: Request): OAuthProvider => {
     const provider = byId.get(String(req.params.provider));
     if (provider === undefined) throw new OAuthError("UNKNOWN_PROVIDER");
@@ -155,7 +169,7 @@ export function createOAuthRouter(options: OAuthRouterOptions): Router {
     res.json(listing);
   });
 
-  router.get("/api/auth/login/:provider", async (req, res) => {
+  router.get("/api/auth/login/:provider", limit, async (req, res) => {
     const provider = providerOf(req);
     const base = baseURLOf(req, options.publicURL);
     const callback = resolveRedirect(req.query.callback ?? "/", {
@@ -235,7 +249,7 @@ export function createOAuthRouter(options: OAuthRouterOptions): Router {
       res.redirect(303, withQuery(target, { error: body.error.code }));
     }
   };
-  router.get("/api/auth/callback/:provider", callback);
-  router.post("/api/auth/callback/:provider", form, callback);
+  router.get("/api/auth/callback/:provider", limit, callback);
+  router.post("/api/auth/callback/:provider", limit, form, callback);
   return router;
 }
