@@ -35,6 +35,25 @@ describe("the svc-server process", () => {
     ["SVC_EMAIL_PROVIDER", { SVC_EMAIL_PROVIDER: "carrier-pigeon" }],
     ["SVC_EMAIL_FROM", { SVC_EMAIL_PROVIDER: "resend", SVC_EMAIL_API_KEY: "re_x" }],
     ["SVC_CAPTCHA_PROVIDER", { SVC_CAPTCHA_PROVIDER: "nocaptcha", SVC_CAPTCHA_SECRET: "s" }],
+    ["SVC_OAUTH_GITHUB_CLIENT_SECRET", { SVC_OAUTH_GITHUB_CLIENT_ID: "Iv1.abc" }],
+    [
+      "SVC_OAUTH_GOOGLE_REDIRECT",
+      {
+        SVC_OAUTH_GOOGLE_CLIENT_ID: "id",
+        SVC_OAUTH_GOOGLE_CLIENT_SECRET: "secret",
+        SVC_OAUTH_GOOGLE_REDIRECT: "not a url",
+      },
+    ],
+    ["SVC_OIDC_CORP_ISSUER", { SVC_OIDC_CORP_CLIENT_ID: "id", SVC_OIDC_CORP_CLIENT_SECRET: "s" }],
+    [
+      "SVC_OIDC_CORP_ISSUER",
+      {
+        SVC_PUBLIC_URL: "https://svc.example",
+        SVC_OIDC_CORP_ISSUER: "http://127.0.0.1:9/",
+        SVC_OIDC_CORP_CLIENT_ID: "id",
+        SVC_OIDC_CORP_CLIENT_SECRET: "s",
+      },
+    ],
   ])("refuses to boot on a bad %s with one line naming it", async (variable, env) => {
     const { code, stderr } = await start(env).exited;
     expect(code).toBe(1);
