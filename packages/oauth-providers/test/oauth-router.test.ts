@@ -2,7 +2,7 @@ import { decodeBase32IgnorePadding } from "@oslojs/encoding";
 import { generateTOTP } from "@oslojs/otp";
 import { type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { OAUTH_STATE_COOKIE } from "../src/express.js";
+import { OAUTH_STATE_COOKIE, stateCookieName } from "../src/express.js";
 import {
   type CallbackInput,
   OAuthError,
@@ -183,7 +183,7 @@ describe.each(testDatabases())("OAuth router on $name", (database) => {
     expect(caller?.userId).toEqual(expect.any(String));
     // The state cookie is cleared.
     expect(setCookies(response)).toContainEqual(
-      expect.stringMatching(/^svc_oauth_state=; .*Max-Age=0/),
+      `${stateCookieName(state)}=; Path=/api/auth/callback; Max-Age=0; HttpOnly; SameSite=Lax`,
     );
     expect(github.calls[0]).toMatchObject({ code: "good", params: { code: "good", state } });
   });
@@ -223,7 +223,10 @@ describe.each(testDatabases())("OAuth router on $name", (database) => {
   });
 
   it("an unknown, missing or expired state is 400 INVALID_STATE and creates nothing", async () => {
-    const unknown = await callback("never-issued", `${OAUTH_STATE_COOKIE}=never-issued`);
+    const unknown = await callback(
+      "never-issued",
+      `${stateCookieName("never-issued")}=never-issued`,
+    );
     expect(unknown.status).toBe(400);
     expect(await errorCode(unknown)).toBe("INVALID_STATE");
     const missing = await get(`${server.url}/api/auth/callback/github?code=good`);
@@ -246,6 +249,15 @@ describe.each(testDatabases())("OAuth router on $name", (database) => {
     expect(await errorCode(response)).toBe("INVALID_STATE");
   });
 
+  it("two sign-ins started in two tabs both complete", async () => {
+    const first = await login();
+    const second = await login();
+    expect(first.cookie).not.toBe(second.cookie);
+    const both = `${first.cookie}; ${second.cookie}`;
+    expect((await callback(second.state, both)).headers.get("location")).toBe(`${TRUSTED}/done`);
+    expect((await callback(first.state, both)).headers.get("location")).toBe(`${TRUSTED}/done`);
+  });
+
   it("a GET callback without this browser's state cookie ends with error=INVALID_STATE (login CSRF)", async () => {
     const victim = await login();
     const attacker = await login();
@@ -253,6 +265,12 @@ describe.each(testDatabases())("OAuth router on $name", (database) => {
     expect(noCookie.headers.get("location")).toBe(`${TRUSTED}/done?error=INVALID_STATE`);
     const wrongCookie = await callback(attacker.state, victim.cookie);
     expect(wrongCookie.headers.get("location")).toBe(`${TRUSTED}/done?error=INVALID_STATE`);
+    const forged = await login();
+    const wrongValue = await callback(
+      forged.state,
+      `${stateCookieName(forged.state)}=${victim.state}`,
+    );
+    expect(wrongValue.headers.get("location")).toBe(`${TRUSTED}/done?error=INVALID_STATE`);
     expect(github.calls).toEqual([]);
     expect(await userCount(server)).toBe(0);
   });

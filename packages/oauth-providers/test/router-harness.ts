@@ -123,9 +123,11 @@ export function setCookies(response: Response): string[] {
   return response.headers.getSetCookie();
 }
 
-/** The `name=value` pair of cookie `name` from a response, for a following request. */
+/** The `name=value` pair of the cookie named `name` (or `name_…`) from a response, for a following request. */
 export function cookiePair(response: Response, name: string): string {
-  const found = setCookies(response).find((cookie) => cookie.startsWith(`${name}=`));
+  const found = setCookies(response).find(
+    (cookie) => cookie.startsWith(`${name}=`) || cookie.startsWith(`${name}_`),
+  );
   expect(found, `Set-Cookie ${name}`).toBeDefined();
   return (found ?? "").split(";")[0] ?? "";
 }

@@ -1,4 +1,4 @@
-import { timingSafeEqual } from "node:crypto";
+import { createHash, timingSafeEqual } from "node:crypto";
 import { type Auth, AuthError, resolveRedirect } from "@svc/auth-core";
 import { type CookieSettings, clientOf, readCookie, sessionCookie } from "@svc/auth-core/express";
 import { toErrorResponse } from "@svc/schema";
@@ -16,8 +16,17 @@ import { createHandshakeValues, type StateStore } from "../state-store.js";
 /** Every callback path starts with this; the caller must not be resolved there (see `isOAuthCallback`). */
 export const OAUTH_CALLBACK_PREFIX = "/api/auth/callback/";
 
-/** The cookie binding a handshake to the browser that started it. */
+/**
+ * The name prefix of the cookies binding a handshake to the browser that
+ * started it; each handshake has its own (`svc_oauth_state_<16 hex>`), so
+ * sign-ins started in two tabs do not undo each other.
+ */
 export const OAUTH_STATE_COOKIE = "svc_oauth_state";
+
+/** The state cookie's name for one handshake: derived from the state, so the callback knows which to read. */
+export function stateCookieName(state: string): string {
+  return `${OAUTH_STATE_COOKIE}_${createHash("sha256").update(state).digest("hex").slice(0, 16)}`;
+}
 
 const STATE_COOKIE_MAX_AGE_SECS = 10 * 60;
 
@@ -63,11 +72,11 @@ function baseURLOf(req: Request, publicURL: string | undefined): string {
   return publicURL ?? `${req.protocol}://${req.headers.host ?? "localhost"}`;
 }
 
-function stateCookie(value: string, maxAgeSecs: number, secure: boolean): string {
+function stateCookie(state: string, maxAgeSecs: number, secure: boolean): string {
   // Lax, never Strict: the cookie must come back on the provider's top-level
   // redirect to the callback. Scoped to the callback paths.
   return [
-    `${OAUTH_STATE_COOKIE}=${value}`,
+    `${stateCookieName(state)}=${maxAgeSecs === 0 ? "" : state}`,
     "Path=/api/auth/callback",
     `Max-Age=${maxAgeSecs}`,
     "HttpOnly",
@@ -196,14 +205,14 @@ export function createOAuthRouter(options: OAuthRouterOptions): Router {
     const saved = await options.states.consume(params.state ?? "", provider.id);
     const target = saved.callback ?? `${baseURLOf(req, options.publicURL)}/`;
     res.set("Cache-Control", "no-store");
-    res.append("Set-Cookie", stateCookie("", 0, options.cookie.secure));
+    res.append("Set-Cookie", stateCookie(params.state ?? "", 0, options.cookie.secure));
     try {
       // A GET comes from a top-level redirect, which carries the Lax state
       // cookie: it proves this browser started the handshake (no login
       // CSRF). Apple's form_post is a cross-site POST that carries no such
       // cookie; its state alone binds it.
       if (req.method === "GET") {
-        const bound = readCookie(req.headers.cookie, OAUTH_STATE_COOKIE);
+        const bound = readCookie(req.headers.cookie, stateCookieName(params.state ?? ""));
         if (bound === undefined || !sameSecret(bound, params.state ?? "")) {
           throw new OAuthError("INVALID_STATE");
         }
