@@ -1,3 +1,5 @@
+import { createPrivateKey, type KeyObject } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { ConfigError } from "@svc/schema";
 import {
   type BuiltinProviderId,
@@ -21,6 +23,9 @@ export interface OAuthConfigOptions {
 const OIDC_VARIABLE =
   /^SVC_OIDC_([A-Z0-9][A-Z0-9_]*?)_(ISSUER|CLIENT_ID|CLIENT_SECRET|REDIRECT|SCOPES)$/;
 const TENANT = /^[A-Za-z0-9][A-Za-z0-9.-]*$/;
+/** Apple team ids and key ids: ten upper-case letters or digits. */
+const APPLE_ID = /^[A-Z0-9]{10}$/;
+const APPLE = "SVC_OAUTH_APPLE";
 
 function value(env: OAuthEnv, name: string): string | undefined {
   const raw = env[name]?.trim();
@@ -84,13 +89,18 @@ function redirectFor(
  * `<P>` (upper case): `SVC_OAUTH_<P>_CLIENT_ID`, `SVC_OAUTH_<P>_CLIENT_SECRET`,
  * `SVC_OAUTH_<P>_REDIRECT` (default `{publicURL}/api/auth/callback/<id>`)
  * and `SVC_OAUTH_<P>_SCOPES` (comma- or space-separated, replaces the
- * defaults); `SVC_OAUTH_MICROSOFT_TENANT` (default `common`). For any
+ * defaults); `SVC_OAUTH_MICROSOFT_TENANT` (default `common`). Apple takes
+ * no client secret but `SVC_OAUTH_APPLE_CLIENT_ID` (the Services ID),
+ * `_TEAM_ID`, `_KEY_ID` and `_PRIVATE_KEY` (the PEM text of the `.p8` key
+ * or a path to it), all four or none; the key is checked at boot. For any
  * number of OpenID Connect providers `SVC_OIDC_<ID>_ISSUER`, `_CLIENT_ID`,
  * `_CLIENT_SECRET`, `_REDIRECT` and `_SCOPES`; the id is `<ID>` lower-cased.
  *
  * A provider with neither client id nor secret is disabled (left out).
- * Throws `ConfigError` naming the variable when only one of the two is set,
- * a URL is malformed, an OpenID Connect provider has no issuer, or a
+ * Throws `ConfigError` naming the variable when only one of the two is set
+ * (for Apple: some of its four), a URL is malformed, an Apple id or key is
+ * malformed (the key is never printed), `SVC_OAUTH_APPLE_CLIENT_SECRET` is
+ * set, an OpenID Connect provider has no issuer, or a
  * redirect must be derived but `publicURL` is missing. OpenID Connect
  * providers come back undiscovered: call their `ready()` at boot.
  *
@@ -104,6 +114,11 @@ export function parseOAuthConfig(env: OAuthEnv, options: OAuthConfigOptions = {}
       : checkURL("SVC_PUBLIC_URL", options.publicURL).replace(/\/+$/, "");
   const providers: OAuthProvider[] = [];
   for (const id of builtinProviderIds) {
+    if (id === "apple") {
+      const apple = appleFromEnv(env, publicURL);
+      if (apple !== undefined) providers.push(apple);
+      continue;
+    }
     const prefix = `SVC_OAUTH_${id.toUpperCase()}`;
     const found = credentials(env, prefix);
     if (found === undefined) continue;
@@ -139,7 +154,7 @@ export function parseOAuthConfig(env: OAuthEnv, options: OAuthConfigOptions = {}
 }
 
 function createBuiltin(
-  id: BuiltinProviderId,
+  id: Exclude<BuiltinProviderId, "apple">,
   common: { clientId: string; clientSecret: string; redirectURI: string; scopes?: string[] },
   env: OAuthEnv,
 ): OAuthProvider {
@@ -154,6 +169,87 @@ function createBuiltin(
     return builtinProviders.microsoft({ ...common, ...(tenant !== undefined && { tenant }) });
   }
   return builtinProviders[id](common);
+}
+
+/** Apple's variables that enable it, all four or none, in the order they are reported missing. */
+const APPLE_VARIABLES = [
+  `${APPLE}_CLIENT_ID`,
+  `${APPLE}_TEAM_ID`,
+  `${APPLE}_KEY_ID`,
+  `${APPLE}_PRIVATE_KEY`,
+] as const;
+
+/**
+ * Sign in with Apple from `SVC_OAUTH_APPLE_*`, or undefined when none of its
+ * four variables is set. Apple's client secret is minted per exchange from
+ * the key, so a configured `_CLIENT_SECRET` is refused.
+ */
+function appleFromEnv(env: OAuthEnv, publicURL: string | undefined): OAuthProvider | undefined {
+  if (value(env, `${APPLE}_CLIENT_SECRET`) !== undefined) {
+    throw new ConfigError(
+      `${APPLE}_CLIENT_SECRET`,
+      `must be unset: Apple's client secret is minted per sign-in from ${APPLE}_PRIVATE_KEY.`,
+    );
+  }
+  const values = APPLE_VARIABLES.map((name) => value(env, name));
+  if (values.every((found) => found === undefined)) return undefined;
+  const missing = APPLE_VARIABLES.find((_, index) => values[index] === undefined);
+  if (missing !== undefined) {
+    throw new ConfigError(missing, "is unset while other SVC_OAUTH_APPLE_* variables are set.");
+  }
+  const [clientId, teamId, keyId, keySource] = values as [string, string, string, string];
+  for (const [variable, id] of [
+    [`${APPLE}_TEAM_ID`, teamId],
+    [`${APPLE}_KEY_ID`, keyId],
+  ] as const) {
+    if (!APPLE_ID.test(id)) {
+      throw new ConfigError(variable, `must be 10 upper-case letters or digits, got "${id}".`);
+    }
+  }
+  const scopes = parseScopes(`${APPLE}_SCOPES`, value(env, `${APPLE}_SCOPES`));
+  return builtinProviders.apple({
+    clientId,
+    teamId,
+    keyId,
+    privateKey: applePrivateKey(keySource),
+    redirectURI: redirectFor(env, APPLE, "apple", publicURL),
+    ...(scopes !== undefined && { scopes }),
+  });
+}
+
+/**
+ * The Apple key as PKCS#8 PEM, from inline PEM text (`\n` escapes allowed)
+ * or a file; it must be an EC P-256 private key (ES256). Errors name the
+ * variable and never print the key (or the value, which might be one).
+ */
+function applePrivateKey(source: string): string {
+  const variable = `${APPLE}_PRIVATE_KEY`;
+  let pem: string;
+  if (source.startsWith("-----BEGIN")) {
+    pem = source.replace(/\\n/g, "\n");
+  } else {
+    try {
+      pem = readFileSync(source, "utf8");
+    } catch {
+      throw new ConfigError(
+        variable,
+        "is neither PEM text (-----BEGIN PRIVATE KEY-----) nor a readable file.",
+      );
+    }
+  }
+  let key: KeyObject;
+  try {
+    key = createPrivateKey({ key: pem, format: "pem" });
+  } catch {
+    throw new ConfigError(
+      variable,
+      "is not a readable PEM private key (expected Apple's .p8 file).",
+    );
+  }
+  if (key.asymmetricKeyType !== "ec" || key.asymmetricKeyDetails?.namedCurve !== "prime256v1") {
+    throw new ConfigError(variable, "must be an EC P-256 key (ES256), as Apple's .p8 keys are.");
+  }
+  return key.export({ type: "pkcs8", format: "pem" }).toString();
 }
 
 /** The lower-cased ids of every `SVC_OIDC_<ID>_*` variable set, sorted. */

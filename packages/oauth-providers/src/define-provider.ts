@@ -8,6 +8,7 @@ import {
 import type { z } from "zod";
 import { OAuthError } from "./errors.js";
 import type { OAuthIdentity, OAuthProvider, OAuthProviderOptions } from "./provider.js";
+import { requestTokensWithBody } from "./token-request.js";
 
 /** How long a user-info call may take before it counts as a provider failure. */
 const USER_INFO_TIMEOUT_MS = 10_000;
@@ -16,10 +17,38 @@ const USER_INFO_TIMEOUT_MS = 10_000;
 export interface IdentityContext {
   readonly tokens: OAuth2Tokens;
   readonly nonce: string;
+  /** Every parameter of the callback (Apple's `user`); empty when the caller passed none. */
+  readonly params: Readonly<Record<string, string>>;
   /** GETs `url` with the access token as a bearer and parses the JSON with `schema`. */
   getJSON<T>(url: string, schema: z.ZodType<T>, headers?: Record<string, string>): Promise<T>;
+  /**
+   * POSTs `body` as JSON (`null` sends the literal `null`, as Dropbox's
+   * argument-less RPC calls expect) with the access token as a bearer and
+   * parses the answer with `schema`.
+   */
+  postJSON<T>(
+    url: string,
+    body: unknown,
+    schema: z.ZodType<T>,
+    headers?: Record<string, string>,
+  ): Promise<T>;
   /** The ID token's claims, after checking `aud` (the client id), `nonce` and `iss` when given. */
   idTokenClaims(issuers?: readonly string[]): Record<string, unknown>;
+}
+
+/** How the client authenticates at the token endpoint. */
+export interface TokenRequestOptions {
+  /**
+   * `basic`: HTTP Basic through arctic's `OAuth2Client` (`client_secret_basic`);
+   * `body`: the client id and secret as form fields (`client_secret_post`),
+   * for providers that refuse Basic.
+   */
+  readonly clientAuthentication: "basic" | "body";
+  /**
+   * Name of the client id parameter, in the authorization URL and the body
+   * of the token request; default `client_id` (TikTok: `client_key`).
+   */
+  readonly clientIdParam?: string;
 }
 
 /** One built-in provider, as its file describes it. */
@@ -37,6 +66,18 @@ export interface ProviderDefinition {
   readonly scopeSeparator?: string;
   /** Further authorization parameters, e.g. `{ prompt: "consent" }`. */
   readonly authorizationParams?: Readonly<Record<string, string>>;
+  /**
+   * How the provider returns to the callback; default `query`. With
+   * `form_post` the authorization URL asks for `response_mode=form_post`.
+   */
+  readonly responseMode?: "query" | "form_post";
+  /** Client authentication at the token endpoint; default HTTP Basic. */
+  readonly tokenRequest?: TokenRequestOptions;
+  /**
+   * Produces the client secret for each token exchange (Apple's freshly
+   * minted JWT); default the `clientSecret` of the options.
+   */
+  readonly clientSecret?: () => Promise<string>;
   identity(context: IdentityContext): Promise<Omit<OAuthIdentity, "provider">>;
 }
 
@@ -44,7 +85,11 @@ export interface ProviderDefinition {
  * `base` with the provider's override for `role` when the options carry one:
  * `endpoint(options, "api", "https://api.github.com")`.
  */
-export function endpoint(options: OAuthProviderOptions, role: string, base: string): string {
+export function endpoint(
+  options: Pick<OAuthProviderOptions, "endpoints">,
+  role: string,
+  base: string,
+): string {
   const override = options.endpoints?.[role];
   return (override ?? base).replace(/\/+$/, "");
 }
@@ -64,15 +109,41 @@ export async function getJSON<T>(
   schema: z.ZodType<T>,
   headers: Record<string, string> = {},
 ): Promise<T> {
+  return requestJSON(url, accessToken, schema, { method: "GET", headers });
+}
+
+/** POSTs a JSON body with a bearer token; any failure becomes `PROVIDER_ERROR`. */
+export async function postJSON<T>(
+  url: string,
+  accessToken: string,
+  body: unknown,
+  schema: z.ZodType<T>,
+  headers: Record<string, string> = {},
+): Promise<T> {
+  return requestJSON(url, accessToken, schema, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
+}
+
+async function requestJSON<T>(
+  url: string,
+  accessToken: string,
+  schema: z.ZodType<T>,
+  request: { method: "GET" | "POST"; headers: Record<string, string>; body?: string },
+): Promise<T> {
   let response: Response;
   try {
     response = await fetch(url, {
+      method: request.method,
       headers: {
         Accept: "application/json",
         "User-Agent": "svc",
-        ...headers,
+        ...request.headers,
         Authorization: `Bearer ${accessToken}`,
       },
+      ...(request.body !== undefined && { body: request.body }),
       signal: AbortSignal.timeout(USER_INFO_TIMEOUT_MS),
     });
   } catch (error) {
@@ -128,21 +199,30 @@ export function checkedIdTokenClaims(
   return claims;
 }
 
+/** The options `defineProvider` needs; the secret may come from `definition.clientSecret`. */
+export type DefineProviderOptions = Omit<OAuthProviderOptions, "clientSecret"> & {
+  readonly clientSecret?: string;
+};
+
 /**
- * Builds an `OAuthProvider` from a definition: the authorization URL and
- * the code exchange go through arctic's `OAuth2Client` (client secret sent
- * as HTTP Basic), the identity step through `definition.identity`.
+ * Builds an `OAuthProvider` from a definition: the authorization URL goes
+ * through arctic's `OAuth2Client`; the code exchange too (client secret as
+ * HTTP Basic) unless the definition asks for the credentials in the form
+ * body; the identity step through `definition.identity`.
  */
 export function defineProvider(
   definition: ProviderDefinition,
-  options: OAuthProviderOptions,
+  options: DefineProviderOptions,
 ): OAuthProvider {
-  const client = new OAuth2Client(options.clientId, options.clientSecret, options.redirectURI);
+  const client = new OAuth2Client(options.clientId, null, options.redirectURI);
   const configuredScopes = options.scopes ?? definition.defaultScopes;
+  const clientIdParam = definition.tokenRequest?.clientIdParam ?? "client_id";
+  const responseMode = definition.responseMode ?? "query";
+  const clientSecret = definition.clientSecret ?? staticSecret(definition.id, options.clientSecret);
   return {
     id: definition.id,
     name: definition.name,
-    responseMode: "query",
+    responseMode,
     createAuthorizationURL({ state, codeVerifier, nonce, scopes }) {
       const list = scopes ?? configuredScopes;
       const url = definition.pkce
@@ -154,24 +234,42 @@ export function defineProvider(
             [],
           )
         : client.createAuthorizationURL(definition.authorizationEndpoint, state, []);
+      if (clientIdParam !== "client_id") {
+        url.searchParams.delete("client_id");
+        url.searchParams.set(clientIdParam, options.clientId);
+      }
       if (list.length > 0)
         url.searchParams.set("scope", list.join(definition.scopeSeparator ?? " "));
       if (definition.nonce === true) url.searchParams.set("nonce", nonce);
+      if (responseMode === "form_post") url.searchParams.set("response_mode", "form_post");
       for (const [key, value] of Object.entries(definition.authorizationParams ?? {})) {
         url.searchParams.set(key, value);
       }
       return url;
     },
-    async validateCallback({ code, codeVerifier, nonce }) {
+    async validateCallback({ code, codeVerifier, nonce, params }) {
       let tokens: OAuth2Tokens;
       let accessToken: string;
       try {
-        tokens = await client.validateAuthorizationCode(
-          definition.tokenEndpoint,
-          code,
-          definition.pkce ? codeVerifier : null,
-        );
-        // GitHub answers a bad code with 200 and an `error` field.
+        const verifier = definition.pkce ? codeVerifier : null;
+        const secret = await clientSecret();
+        tokens =
+          definition.tokenRequest?.clientAuthentication === "body"
+            ? await requestTokensWithBody({
+                tokenEndpoint: definition.tokenEndpoint,
+                clientId: options.clientId,
+                clientSecret: secret,
+                clientIdParam,
+                code,
+                redirectURI: options.redirectURI,
+                codeVerifier: verifier,
+              })
+            : await new OAuth2Client(
+                options.clientId,
+                secret,
+                options.redirectURI,
+              ).validateAuthorizationCode(definition.tokenEndpoint, code, verifier);
+        // GitHub (and TikTok) answer a bad code with 200 and an `error` field.
         if ("error" in tokens.data) throw new OAuthError("PROVIDER_DENIED");
         accessToken = tokens.accessToken();
       } catch (error) {
@@ -180,7 +278,9 @@ export function defineProvider(
       const identity = await definition.identity({
         tokens,
         nonce,
+        params: params ?? {},
         getJSON: (url, schema, headers) => getJSON(url, accessToken, schema, headers),
+        postJSON: (url, body, schema, headers) => postJSON(url, accessToken, body, schema, headers),
         idTokenClaims: (issuers) =>
           checkedIdTokenClaims(tokens, {
             clientId: options.clientId,
@@ -191,6 +291,14 @@ export function defineProvider(
       return { provider: definition.id, ...identity };
     },
   };
+}
+
+/** The configured secret as a per-exchange source; a definition without either is a programming error. */
+function staticSecret(id: string, secret: string | undefined): () => Promise<string> {
+  if (secret === undefined) {
+    throw new TypeError(`The ${id} provider needs a clientSecret.`);
+  }
+  return async () => secret;
 }
 
 /** Drops `undefined`, null and empty optional fields, so identities compare cleanly. */
