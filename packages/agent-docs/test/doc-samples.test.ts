@@ -56,6 +56,7 @@ describe("documentation pages", () => {
         "functions/context",
         "store/entities-api",
         "auth/overview",
+        "auth/oauth",
         "auth/api-keys-and-jwt",
         "billing/overview",
         "files/overview",

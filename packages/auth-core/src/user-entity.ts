@@ -8,6 +8,11 @@ export interface UserEntityInfo {
   readonly hasPhone: boolean;
   /** True when `email` is optional, so a phone sign-in can create a User without one. */
   readonly emailOptional: boolean;
+  /**
+   * The optional string fields an OAuth sign-up fills from the provider's
+   * profile, when `User` declares them: `name`, and `avatarUrl` (or `image`).
+   */
+  readonly profileFields: { readonly name?: string; readonly avatarUrl?: string };
 }
 
 function isUniqueEmail(entity: EntityDef): boolean {
@@ -55,7 +60,15 @@ export function checkUserEntity(manifest: Manifest): UserEntityInfo | undefined 
     throw new ConfigError("User.emailVerified", "must be a string or datetime field");
   }
   const phone = user.fields.find((field) => field.name === "phone");
+  const stringField = (name: string): string | undefined =>
+    user.fields.some((field) => field.name === name && field.type === "string") ? name : undefined;
+  const nameField = stringField("name");
+  const avatarField = stringField("avatarUrl") ?? stringField("image");
   return {
+    profileFields: {
+      ...(nameField !== undefined && { name: nameField }),
+      ...(avatarField !== undefined && { avatarUrl: avatarField }),
+    },
     emailOptional: user.fields.some((field) => field.name === "email" && field.optional),
     hasEmailVerified: emailVerified !== undefined,
     hasPhone: phone !== undefined && phone.type === "string",

@@ -42,7 +42,7 @@ async function links(f: AuthFixture) {
 }
 
 async function users(f: AuthFixture) {
-  return (await f.store.systemReader().query("User", { order: [["email", "asc"]] })).rows;
+  return (await f.store.systemReader().query("User", { orderBy: { field: "email" } })).rows;
 }
 
 async function auditKinds(f: AuthFixture) {
@@ -339,5 +339,61 @@ describe.each(databases)("signInWithIdentity without a User entity on $name", (d
   it("answers USER_ENTITY_MISSING", async () => {
     const f = fixture();
     await expectAuthError(f.auth.signInWithIdentity(identity(), {}), "USER_ENTITY_MISSING");
+  });
+});
+
+describe.each(databases)("signInWithIdentity with profile fields on $name", (database) => {
+  const fixture = useAuthFixture(database, {
+    manifest: {
+      manifest_version: 1,
+      name: "profiles",
+      version: "1",
+      entities: [
+        {
+          name: "User",
+          fields: [
+            { name: "email", type: "string", unique: true },
+            { name: "emailVerified", type: "string", optional: true },
+            { name: "name", type: "string", optional: true },
+            { name: "image", type: "string", optional: true },
+          ],
+        },
+      ],
+    },
+  });
+
+  it("a new user gets the provider's name and picture; an existing user keeps its own", async () => {
+    const f = fixture();
+    const created = sessionOf(
+      await f.auth.signInWithIdentity(
+        identity({ name: "  Ada Lovelace ", avatarUrl: "https://img.example/ada.png" }),
+        {},
+      ),
+    );
+    expect(await f.store.systemReader().get("User", created.user_id)).toMatchObject({
+      name: "Ada Lovelace",
+      image: "https://img.example/ada.png",
+    });
+    const existing = await f.insertUser({ email: "bob@example.com", name: "Robert" });
+    await f.auth.signInWithIdentity(
+      identity({ providerUserId: "gh-2", email: "bob@example.com", name: "Bobby" }),
+      {},
+    );
+    expect(await f.store.systemReader().get("User", existing.id)).toMatchObject({
+      name: "Robert",
+    });
+  });
+
+  it("ignores a profile value with control characters or absurd length", async () => {
+    const f = fixture();
+    const session = sessionOf(
+      await f.auth.signInWithIdentity(
+        identity({ name: "Ada\u0000", avatarUrl: `https://img.example/${"a".repeat(3000)}` }),
+        {},
+      ),
+    );
+    const user = await f.store.systemReader().get("User", session.user_id);
+    expect(user?.name ?? null).toBeNull();
+    expect(user?.image ?? null).toBeNull();
   });
 });

@@ -294,7 +294,7 @@ const accepted: readonly {
       [{ name: "email", type: "string" }],
       [{ name: "by_email", fields: ["email"], unique: true }],
     ),
-    info: { hasEmailVerified: false, hasPhone: false, emailOptional: false },
+    info: { hasEmailVerified: false, hasPhone: false, emailOptional: false, profileFields: {} },
   },
   {
     name: "a required datetime with defaultNow, a datetime emailVerified and a phone",
@@ -304,12 +304,12 @@ const accepted: readonly {
       { name: "emailVerified", type: "datetime", optional: true },
       { name: "phone", type: "string", optional: true },
     ]),
-    info: { hasEmailVerified: true, hasPhone: true, emailOptional: false },
+    info: { hasEmailVerified: true, hasPhone: true, emailOptional: false, profileFields: {} },
   },
   {
     name: "an optional email",
     manifest: userWith([{ name: "email", type: "string", unique: true, optional: true }]),
-    info: { hasEmailVerified: false, hasPhone: false, emailOptional: true },
+    info: { hasEmailVerified: false, hasPhone: false, emailOptional: true, profileFields: {} },
   },
 ];
 

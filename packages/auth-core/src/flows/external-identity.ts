@@ -55,6 +55,19 @@ interface CheckedIdentity {
   /** The provider's address, normalized; null when absent or unusable. */
   readonly email: string | null;
   readonly emailVerified: boolean;
+  readonly name: string | undefined;
+  readonly avatarUrl: string | undefined;
+}
+
+/** Longest profile value copied onto a new user. */
+const MAX_PROFILE_LENGTH = 2048;
+
+function profileValue(value: unknown): string | undefined {
+  if (typeof value !== "string") return undefined;
+  const trimmed = value.trim();
+  return trimmed === "" || trimmed.length > MAX_PROFILE_LENGTH || /\p{Cc}/u.test(trimmed)
+    ? undefined
+    : trimmed;
 }
 
 function checkIdentity(identity: ExternalIdentity): CheckedIdentity {
@@ -82,6 +95,8 @@ function checkIdentity(identity: ExternalIdentity): CheckedIdentity {
     providerUserId,
     email,
     emailVerified: email !== null && identity.emailVerified === true,
+    name: profileValue(identity.name),
+    avatarUrl: profileValue(identity.avatarUrl),
   };
 }
 
@@ -113,6 +128,9 @@ function isUniqueViolation(error: unknown): boolean {
  *    address that belongs to an existing user is refused with
  *    `ACCOUNT_NOT_LINKED`: linking on it would let anyone who can make a
  *    provider account with someone's address take over their svc account.
+ *
+ * A new user gets the provider's `name` and `avatarUrl` when `User`
+ * declares string fields `name` and `avatarUrl` (or `image`).
  *
  * A user with a second factor gets the challenge, as after any first
  * factor. The user row, the link and the `AccountLink` audit event commit
@@ -184,7 +202,7 @@ async function linkIdentity(
   identity: CheckedIdentity,
   ip: string | undefined,
 ): Promise<{ userId: string; created: boolean }> {
-  const { hasEmailVerified } = runtime.users.require();
+  const { hasEmailVerified, profileFields } = runtime.users.require();
   const verifiedAt = isoSeconds(runtime.now());
   const address = identity.emailVerified
     ? (identity.email as string)
@@ -198,9 +216,15 @@ async function linkIdentity(
   return runtime.store.frameworkTransaction(adminAuth, async (tx) => {
     let user = existing;
     if (user === null) {
+      // A new user starts with the provider's profile where the app
+      // declares the fields; an existing one keeps what it has.
       user = await tx.entities.insert("User", {
         email: address,
         ...(identity.emailVerified && hasEmailVerified && { emailVerified: verifiedAt }),
+        ...(profileFields.name !== undefined &&
+          identity.name !== undefined && { [profileFields.name]: identity.name }),
+        ...(profileFields.avatarUrl !== undefined &&
+          identity.avatarUrl !== undefined && { [profileFields.avatarUrl]: identity.avatarUrl }),
       });
     } else if (identity.emailVerified && hasEmailVerified && user.emailVerified == null) {
       user = await tx.entities.update("User", user.id, { emailVerified: verifiedAt });
