@@ -1,5 +1,3 @@
-import { decodeBase32IgnorePadding } from "@oslojs/encoding";
-import { generateTOTP } from "@oslojs/otp";
 import { adminAuth } from "@svc/schema";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
@@ -13,6 +11,7 @@ import {
   databases,
   expectAuthError,
   sessionOf,
+  totpCodeAt,
   useAuthFixture,
 } from "./fixture.js";
 
@@ -53,15 +52,6 @@ async function auditKinds(f: AuthFixture) {
     .orderBy("id")
     .execute();
   return rows.map((row) => ({ kind: row.kind, user: row.user_id, data: JSON.parse(row.data) }));
-}
-
-function codeAt(secret: string, ms: number): string {
-  vi.useFakeTimers({ now: ms, toFake: ["Date"] });
-  try {
-    return generateTOTP(decodeBase32IgnorePadding(secret), 30, 6);
-  } finally {
-    vi.useRealTimers();
-  }
 }
 
 afterEach(() => {
@@ -285,7 +275,7 @@ describe.each(databases)("signInWithIdentity on $name", (database) => {
     const context = await f.auth.resolveSession(signedUp.token);
     if (context === null) throw new Error("the new session did not resolve");
     const { secret } = await f.auth.totp.enroll(context);
-    await f.auth.totp.confirm(context, { code: codeAt(secret, f.clock.now()) });
+    await f.auth.totp.confirm(context, { code: totpCodeAt(secret, f.clock.now()) });
     f.clock.advance(30_000);
     const result: SignInResult = await f.auth.signInWithIdentity(identity(), {});
     expect(result).toEqual({

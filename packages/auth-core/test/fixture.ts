@@ -1,5 +1,7 @@
 import { createHash } from "node:crypto";
 import { dirname, join } from "node:path";
+import { decodeBase32IgnorePadding } from "@oslojs/encoding";
+import { generateTOTP } from "@oslojs/otp";
 import {
   type AuthContext,
   adminAuth,
@@ -18,7 +20,7 @@ import { openPostgres } from "@svc/store/pg";
 import { openSqlite } from "@svc/store/sqlite";
 import { type TestDatabase, type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
 import type { Kysely } from "kysely";
-import { afterEach, beforeEach, expect } from "vitest";
+import { afterEach, beforeEach, expect, vi } from "vitest";
 import {
   type Auth,
   type AuthDatabase,
@@ -376,4 +378,14 @@ export function otherCode(code: string): string {
 export function sessionOf(result: SignInResult): SignIn {
   if (!("token" in result)) throw new Error("expected a session, got a second-factor challenge");
   return result;
+}
+
+/** What an authenticator app shows for `secret` (base32) at `ms`: @oslojs/otp at that wall-clock time. */
+export function totpCodeAt(secret: string, ms: number): string {
+  vi.useFakeTimers({ now: ms, toFake: ["Date"] });
+  try {
+    return generateTOTP(decodeBase32IgnorePadding(secret), 30, 6);
+  } finally {
+    vi.useRealTimers();
+  }
 }

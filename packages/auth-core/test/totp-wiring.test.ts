@@ -1,19 +1,7 @@
-import { decodeBase32IgnorePadding } from "@oslojs/encoding";
-import { generateTOTP } from "@oslojs/otp";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { databases, expectAuthError, sessionOf, useAuthFixture } from "./fixture.js";
+import { databases, expectAuthError, sessionOf, totpCodeAt, useAuthFixture } from "./fixture.js";
 
 const PASSWORD = "a long enough password";
-
-/** The TOTP code of `secret` at the fixture's clock (oslo reads Date.now). */
-function codeAt(secret: string, ms: number): string {
-  vi.useFakeTimers({ now: ms, toFake: ["Date"] });
-  try {
-    return generateTOTP(decodeBase32IgnorePadding(secret), 30, 6);
-  } finally {
-    vi.useRealTimers();
-  }
-}
 
 afterEach(() => {
   vi.useRealTimers();
@@ -31,7 +19,7 @@ describe.each(databases)("TOTP wired into createAuth on $name", (database) => {
     const context = await f.auth.resolveSession(sessionOf(signedUp).token);
     if (context === null) throw new Error("the new session did not resolve");
     const { secret } = await f.auth.totp.enroll(context);
-    await f.auth.totp.confirm(context, { code: codeAt(secret, f.clock.now()) });
+    await f.auth.totp.confirm(context, { code: totpCodeAt(secret, f.clock.now()) });
     f.clock.advance(30_000);
     return { f, secret, userId: context.userId ?? "" };
   }
@@ -45,7 +33,7 @@ describe.each(databases)("TOTP wired into createAuth on $name", (database) => {
     });
     if (!("challenge" in answer)) throw new Error("expected a challenge");
     const done = await f.auth.totp.verifyChallenge(
-      { challenge: answer.challenge, code: codeAt(secret, f.clock.now()) },
+      { challenge: answer.challenge, code: totpCodeAt(secret, f.clock.now()) },
       {},
     );
     expect(await f.auth.resolveSession(done.token)).toMatchObject({ via: "session" });
@@ -58,7 +46,7 @@ describe.each(databases)("TOTP wired into createAuth on $name", (database) => {
     if (!("challenge" in answer)) throw new Error("expected a challenge");
     await expectAuthError(
       rotated.totp.verifyChallenge(
-        { challenge: answer.challenge, code: codeAt(secret, f.clock.now()) },
+        { challenge: answer.challenge, code: totpCodeAt(secret, f.clock.now()) },
         {},
       ),
       "TOTP_UNREADABLE",
