@@ -260,6 +260,21 @@ describe.each(databases)("signInWithIdentity on $name", (database) => {
     expect(await links(f)).toHaveLength(1);
   });
 
+  it("concurrent first sign-ins linking to one existing user make one link", async () => {
+    const f = fixture();
+    const existing = await f.signIn("ada@example.com");
+    for (let round = 0; round < 5; round++) {
+      const id = `race-${round}`;
+      const results = await Promise.all(
+        [1, 2, 3].map(() => f.auth.signInWithIdentity(identity({ providerUserId: id }), {})),
+      );
+      expect(new Set(results.map((result) => sessionOf(result).user_id))).toEqual(
+        new Set([existing.userId]),
+      );
+    }
+    expect(await links(f)).toHaveLength(5);
+  });
+
   it("a link whose user row was removed behind auth's back is dropped and the identity starts over", async () => {
     const f = fixture();
     const first = sessionOf(await f.auth.signInWithIdentity(identity(), {}));

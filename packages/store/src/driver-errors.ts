@@ -37,6 +37,17 @@ export function classifyDriverError(error: unknown): DriverFailure {
   return { kind: "other" };
 }
 
+/**
+ * True when `error` is a unique violation: the store's own
+ * `UNIQUE_VIOLATION`, or a raw better-sqlite3 / pg error from a package's
+ * own table (those are not translated). Lets packages that keep tables
+ * beside the entities resolve insert races on either dialect.
+ */
+export function isUniqueViolation(error: unknown): boolean {
+  if (error instanceof StoreError) return error.code === "UNIQUE_VIOLATION";
+  return classifyDriverError(error).kind === "unique";
+}
+
 function uniqueFields(
   model: EntityModel,
   failure: { constraint: string | null; columns: string[] | null },

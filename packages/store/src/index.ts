@@ -8,6 +8,7 @@ export {
 export type { AccessDecision, AccessOperation } from "./access.js";
 export { type CreateStoreOptions, createStore } from "./create-store.js";
 export type { EntityTables, StoreDatabase, StoreDialect } from "./database.js";
+export { isUniqueViolation } from "./driver-errors.js";
 export { StoreError, type StoreErrorCode, storeErrorCodes } from "./errors.js";
 export { createMembershipLookup, type MembershipLookup } from "./memberships.js";
 export type {

@@ -7,6 +7,7 @@ import {
   adminAuth,
   createStore,
   type EntityTables,
+  isUniqueViolation,
   type PackageMigrations,
   StoreError,
 } from "../src/index.js";
@@ -119,6 +120,27 @@ describe.each(databases)("package-owned tables on $name", (database) => {
     expect(listener.mock.calls[0]?.[0]).toMatchObject([
       { entity: "List", op: "insert", id: list.id },
     ]);
+  });
+
+  it("isUniqueViolation recognizes a duplicate key in a package table and in an entity", async () => {
+    await fixture().store.migrate({ packages: [notesPackage()] });
+    const insert = () =>
+      fixture().store.frameworkTransaction(adminAuth, (tx) =>
+        tx.db.insertInto("pkg_notes").values({ id: "same", body: "x" }).execute(),
+      );
+    await insert();
+    const raw = await insert().catch((error: unknown) => error);
+    expect(isUniqueViolation(raw)).toBe(true);
+    const entity = await fixture()
+      .store.transaction(adminAuth, async (tx) => {
+        const row = await tx.insert("List", { title: "a" });
+        await tx.insert("List", { id: row.id, title: "b" });
+      })
+      .catch((error: unknown) => error);
+    expect(entity).toBeInstanceOf(StoreError);
+    expect(isUniqueViolation(entity)).toBe(true);
+    expect(isUniqueViolation(new Error("UNIQUE constraint failed: x.y"))).toBe(false);
+    expect(isUniqueViolation(undefined)).toBe(false);
   });
 
   it("rolls back both when the work throws, and emits nothing", async () => {

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { adminAuth, type Row, StoreError } from "@svc/store";
+import { adminAuth, isUniqueViolation, type Row } from "@svc/store";
 import type { Kysely } from "kysely";
 import { recordAudit } from "../audit.js";
 import {
@@ -111,10 +111,6 @@ async function findLinkedUserId(
     .where("provider_user_id", "=", identity.providerUserId)
     .executeTakeFirst();
   return row?.user_id;
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  return error instanceof StoreError && error.code === "UNIQUE_VIOLATION";
 }
 
 /**
