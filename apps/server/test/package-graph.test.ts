@@ -14,6 +14,7 @@ const allowed: Readonly<Record<string, readonly string[]>> = {
   "@svc/functions": ["@svc/schema", "@svc/store"],
   "@svc/auth-core": ["@svc/schema", "@svc/store"],
   "@svc/oauth-providers": ["@svc/schema", "@svc/store", "@svc/auth-core"],
+  "@svc/billing": ["@svc/schema", "@svc/store", "@svc/auth-core"],
   "@svc/agent-docs": [],
   "@svc/mcp-server": [],
   "create-svc": [],

@@ -1,0 +1,166 @@
+import { type AuthContext, findEntity } from "@svc/schema";
+import type { EntityTables, PackageMigrations, Store, StoreDialect } from "@svc/store";
+import type { Kysely } from "kysely";
+import { type CheckoutResult, parseCheckoutRequest, requireBillingCaller } from "./checkout.js";
+import { normalizeApiBase } from "./config.js";
+import { customerIdOf, ensureCustomer } from "./customers.js";
+import { BillingError } from "./errors.js";
+import { KeyedMutex } from "./keyed-mutex.js";
+import { createStripeClient, type PaymentProcessor } from "./stripe-client.js";
+import {
+  type BillingSubscription,
+  DEFAULT_ACTIVE_STATUSES,
+  type Entitlements,
+  readCustomerSubscription,
+  readEntitlements,
+} from "./subscriptions.js";
+import { type BillingTables, billingMigrations } from "./tables.js";
+import { CUSTOMER_FIELD, checkBillingUser } from "./user-check.js";
+import {
+  type BillingEventHook,
+  type ReplayResult,
+  receiveWebhook,
+  replayRecordedEvent,
+  type WebhookDeps,
+} from "./webhook.js";
+
+/** Options of `createBilling`. */
+export interface BillingOptions {
+  /** The application's store: User rows are read and written through it. */
+  readonly store: Store;
+  /** The store's kysely instance, for billing's own tables. */
+  readonly db: Kysely<EntityTables>;
+  /** The store's dialect. */
+  readonly dialect: StoreDialect;
+  /** `SVC_PAYMENT_API_KEY`; unset: checkout (and the webhook) answer 501 `PAYMENT_NOT_CONFIGURED`. */
+  readonly apiKey?: string | undefined;
+  /** `SVC_PAYMENT_WEBHOOK_SECRET`; unset: the webhook answers 501 `WEBHOOK_NOT_CONFIGURED`. */
+  readonly webhookSecret?: string | undefined;
+  /** `SVC_PAYMENT_API_BASE`; default `https://api.stripe.com`. */
+  readonly apiBase?: string | undefined;
+  /** `SVC_PUBLIC_URL`: relative redirect paths resolve against it; default the `baseURL` of each call. */
+  readonly publicURL?: string | undefined;
+  /** Origins an absolute success or cancel address may be on (the manifest's `auth.trustedOrigins`). */
+  readonly trustedOrigins: readonly string[];
+  /** The clock in unix milliseconds (signature tolerance, ledger times). Default `Date.now`. */
+  readonly now?: () => number;
+  /** The `fetch` processor calls go through. Default the global one. */
+  readonly fetch?: typeof fetch;
+  /** How long one processor call may take. Default 10 seconds. */
+  readonly timeoutMs?: number;
+  /** Runs for every newly recorded webhook event; see `BillingEventHook`. None by default. */
+  readonly onEvent?: BillingEventHook;
+  /**
+   * The subscription statuses that make a user `active`. Default
+   * `["active", "trialing"]`; add `"past_due"` to keep access while the
+   * processor retries a failed payment.
+   */
+  readonly activeStatuses?: readonly string[];
+  /** Receives processor failures and hook failures. Default: `console.error`. */
+  readonly logError?: (message: string, error: unknown) => void;
+}
+
+/** Billing for one application; see `createBilling`. */
+export interface Billing {
+  /** Billing's table plans, for `store.migrate({ packages: [...billing.migrations] })`. */
+  readonly migrations: readonly PackageMigrations[];
+  /** Whether checkout is on (`SVC_PAYMENT_API_KEY` set). */
+  readonly paymentsEnabled: boolean;
+  /** Whether the webhook is on (the API key and `SVC_PAYMENT_WEBHOOK_SECRET` set). */
+  readonly webhooksEnabled: boolean;
+  /**
+   * Starts a hosted checkout for the caller (a real session only) and
+   * returns where to send the browser. `body` is the request body as sent;
+   * `baseURL` is the request's own address, used for relative redirect
+   * paths when no `publicURL` was given.
+   */
+  checkout(auth: AuthContext, body: unknown, baseURL: string): Promise<CheckoutResult>;
+  /** Verifies and records one webhook delivery: the exact body bytes and the `Stripe-Signature` header. */
+  handleWebhook(raw: Uint8Array, signature: string | undefined): Promise<{ received: true }>;
+  /** Runs the `onEvent` hook again for a recorded event (404 `EVENT_NOT_FOUND` when unknown). */
+  replayEvent(eventId: string): Promise<ReplayResult>;
+  /** The user's plan state from the recorded subscription events. */
+  entitlementsFor(userId: string): Promise<Entitlements>;
+  /** A customer's current subscription (an entitling one first), or null. */
+  subscriptionFor(customerId: string): Promise<BillingSubscription | null>;
+}
+
+function logToConsole(message: string, error: unknown): void {
+  console.error(`[@svc/billing] ${message}`, error);
+}
+
+/**
+ * Creates billing over an application's store: hosted checkout at a
+ * Stripe-compatible processor, the customer mapping on
+ * `User.paymentCustomerId`, the signed webhook with its event ledger, and
+ * entitlements. With an API key it checks the manifest at once
+ * (`checkBillingUser`), throwing a `ConfigError` for a `User` that cannot
+ * hold the customer id.
+ *
+ * @example
+ * const billing = createBilling({ store, db, dialect, trustedOrigins, ...parseBillingConfig(process.env) });
+ * await store.migrate({ packages: [...auth.migrations, ...billing.migrations] });
+ */
+export function createBilling(options: BillingOptions): Billing {
+  if (options.dialect !== options.store.dialect) {
+    throw new TypeError("createBilling: dialect differs from the store's.");
+  }
+  const apiKey = options.apiKey === "" ? undefined : options.apiKey;
+  const webhookSecret = options.webhookSecret === "" ? undefined : options.webhookSecret;
+  if (apiKey !== undefined) checkBillingUser(options.store.manifest);
+  const now = options.now ?? Date.now;
+  const logError = options.logError ?? logToConsole;
+  const activeStatuses = options.activeStatuses ?? DEFAULT_ACTIVE_STATUSES;
+  const db = options.db as unknown as Kysely<BillingTables>;
+  const processor: PaymentProcessor | undefined =
+    apiKey === undefined
+      ? undefined
+      : createStripeClient({
+          apiKey,
+          apiBase: normalizeApiBase(options.apiBase),
+          ...(options.fetch !== undefined && { fetch: options.fetch }),
+          ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+        });
+  const mutex = new KeyedMutex();
+  const user = findEntity(options.store.manifest, "User");
+  const storesCustomer = user?.fields.some((field) => field.name === CUSTOMER_FIELD) === true;
+  const webhookDeps: WebhookDeps = {
+    store: options.store,
+    db,
+    apiKey,
+    webhookSecret,
+    now,
+    onEvent: options.onEvent,
+    logError,
+  };
+
+  return {
+    migrations: [billingMigrations()],
+    paymentsEnabled: processor !== undefined,
+    webhooksEnabled: processor !== undefined && webhookSecret !== undefined,
+    async checkout(auth, body, baseURL) {
+      const userId = requireBillingCaller(auth);
+      if (processor === undefined) throw new BillingError("PAYMENT_NOT_CONFIGURED");
+      const request = parseCheckoutRequest(body, {
+        baseURL: options.publicURL ?? baseURL,
+        trustedOrigins: options.trustedOrigins,
+      });
+      try {
+        const customerId = await ensureCustomer({ store: options.store, processor, mutex }, userId);
+        return await processor.createCheckoutSession({ ...request, customerId, userId });
+      } catch (error) {
+        if (error instanceof BillingError && error.code === "PAYMENT_FAILED") {
+          logError(`checkout for user ${userId} failed at the processor`, error.cause);
+        }
+        throw error;
+      }
+    },
+    handleWebhook: (raw, signature) => receiveWebhook(webhookDeps, raw, signature),
+    replayEvent: (eventId) => replayRecordedEvent(webhookDeps, eventId),
+    async entitlementsFor(userId) {
+      const row = storesCustomer ? await options.store.systemReader().get("User", userId) : null;
+      return readEntitlements(db, { userId, customerId: customerIdOf(row), activeStatuses });
+    },
+    subscriptionFor: (customerId) => readCustomerSubscription(db, customerId, activeStatuses),
+  };
+}

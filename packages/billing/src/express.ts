@@ -1,0 +1,7 @@
+export {
+  BILLING_WEBHOOK_PATH,
+  type BillingRouterOptions,
+  createBillingRouter,
+  DEFAULT_WEBHOOK_LIMIT_BYTES,
+  isBillingWebhook,
+} from "./express/billing-router.js";

@@ -1,0 +1,261 @@
+import { testDatabases } from "@svc/tooling/databases";
+import { describe, expect, it } from "vitest";
+import { PUBLIC_URL, sessionAuth, subscriptionEvent, useBillingFixture } from "./fixture.js";
+
+// Entitlements follow the subscription events: created → past_due →
+// canceled, with a late, older event never undoing a newer state.
+
+const DAY = 86_400;
+
+describe.each(testDatabases())("entitlements on $name", (database) => {
+  const fixture = useBillingFixture(database);
+
+  /** A user who checked out once, so the processor customer is on the User row. */
+  async function customerUser(f: ReturnType<typeof fixture>) {
+    const user = await f.insertUser({ email: "ada@example.com" });
+    await f.billing.checkout(sessionAuth(user.id), { priceIds: ["price_pro"] }, PUBLIC_URL);
+    const customer = (await f.user(user.id))?.paymentCustomerId as string;
+    return { userId: user.id, customer };
+  }
+
+  it("follows a subscription through created, past_due and canceled", async () => {
+    const f = fixture();
+    const { userId, customer } = await customerUser(f);
+    expect(await f.billing.entitlementsFor(userId)).toEqual({ active: false, subscriptions: [] });
+
+    const t0 = f.seconds();
+    await f.deliver(
+      subscriptionEvent({
+        id: "evt_created",
+        type: "customer.subscription.created",
+        created: t0,
+        customer,
+        status: "active",
+        priceIds: ["price_pro", "price_seats"],
+        periodEnd: t0 + 30 * DAY,
+      }),
+    );
+    expect(await f.billing.entitlementsFor(userId)).toEqual({
+      active: true,
+      subscriptions: [
+        {
+          id: "sub_1",
+          status: "active",
+          priceIds: ["price_pro", "price_seats"],
+          currentPeriodEnd: t0 + 30 * DAY,
+        },
+      ],
+    });
+    const row = await f.tables
+      .selectFrom("svc_billing_subscriptions")
+      .selectAll()
+      .executeTakeFirst();
+    expect(row).toMatchObject({
+      customer_id: customer,
+      user_id: userId,
+      event_id: "evt_created",
+      event_created: t0,
+    });
+
+    f.clock += 31 * DAY * 1000;
+    await f.deliver(
+      subscriptionEvent({ id: "evt_past_due", created: f.seconds(), customer, status: "past_due" }),
+    );
+    const pastDue = await f.billing.entitlementsFor(userId);
+    expect(pastDue.active).toBe(false);
+    expect(pastDue.subscriptions.map((s) => s.status)).toEqual(["past_due"]);
+
+    f.clock += DAY * 1000;
+    await f.deliver(
+      subscriptionEvent({
+        id: "evt_deleted",
+        type: "customer.subscription.deleted",
+        created: f.seconds(),
+        customer,
+        status: "active",
+      }),
+    );
+    const canceled = await f.billing.entitlementsFor(userId);
+    expect(canceled.active).toBe(false);
+    expect(canceled.subscriptions.map((s) => s.status)).toEqual(["canceled"]);
+  });
+
+  it("never lets an older event overwrite a newer state", async () => {
+    const f = fixture();
+    const { userId, customer } = await customerUser(f);
+    const t0 = f.seconds();
+    await f.deliver(
+      subscriptionEvent({ id: "evt_new", created: t0 + 100, customer, status: "canceled" }),
+    );
+    // Delivered later, created earlier: recorded in the ledger, but the state stays.
+    await f.deliver(subscriptionEvent({ id: "evt_old", created: t0, customer, status: "active" }));
+    expect(await f.billing.entitlementsFor(userId)).toMatchObject({
+      active: false,
+      subscriptions: [{ status: "canceled" }],
+    });
+    const ids = await f.tables
+      .selectFrom("svc_billing_events")
+      .select("id")
+      .orderBy("id")
+      .execute();
+    expect(ids.map((row) => row.id)).toEqual(["evt_new", "evt_old"]);
+    // An event created in the same second as the stored one applies (arrival order).
+    await f.deliver(
+      subscriptionEvent({ id: "evt_same", created: t0 + 100, customer, status: "active" }),
+    );
+    expect((await f.billing.entitlementsFor(userId)).active).toBe(true);
+  });
+
+  it("counts trialing as active, and past_due only when configured", async () => {
+    const f = fixture();
+    const { userId, customer } = await customerUser(f);
+    await f.deliver(
+      subscriptionEvent({ id: "evt_1", created: f.seconds(), customer, status: "trialing" }),
+    );
+    expect((await f.billing.entitlementsFor(userId)).active).toBe(true);
+    await f.deliver(
+      subscriptionEvent({ id: "evt_2", created: f.seconds() + 1, customer, status: "past_due" }),
+    );
+    expect((await f.billing.entitlementsFor(userId)).active).toBe(false);
+    const lenient = f.billingWith({ activeStatuses: ["active", "trialing", "past_due"] });
+    expect((await lenient.entitlementsFor(userId)).active).toBe(true);
+  });
+
+  it.each(["incomplete", "incomplete_expired", "unpaid", "paused", "canceled"])(
+    "does not count %s as active",
+    async (status) => {
+      const f = fixture();
+      const { userId, customer } = await customerUser(f);
+      await f.deliver(subscriptionEvent({ id: "evt_1", created: f.seconds(), customer, status }));
+      expect(await f.billing.entitlementsFor(userId)).toMatchObject({
+        active: false,
+        subscriptions: [{ status }],
+      });
+    },
+  );
+
+  it("keeps several subscriptions, entitling ones first", async () => {
+    const f = fixture();
+    const { userId, customer } = await customerUser(f);
+    const t = f.seconds();
+    await f.deliver(
+      subscriptionEvent({
+        id: "evt_a",
+        subscription: "sub_a",
+        created: t,
+        customer,
+        status: "canceled",
+      }),
+    );
+    await f.deliver(
+      subscriptionEvent({
+        id: "evt_b",
+        subscription: "sub_b",
+        created: t - 50,
+        customer,
+        status: "active",
+        priceIds: ["price_team"],
+      }),
+    );
+    const entitlements = await f.billing.entitlementsFor(userId);
+    expect(entitlements.active).toBe(true);
+    expect(entitlements.subscriptions.map((s) => [s.id, s.status])).toEqual([
+      ["sub_b", "active"],
+      ["sub_a", "canceled"],
+    ]);
+    expect(await f.billing.subscriptionFor(customer)).toMatchObject({
+      id: "sub_b",
+      priceIds: ["price_team"],
+    });
+  });
+
+  it("keeps events for a customer no user has, and finds them by customer", async () => {
+    const f = fixture();
+    const { userId } = await customerUser(f);
+    await f.deliver(
+      subscriptionEvent({
+        id: "evt_1",
+        created: f.seconds(),
+        customer: "cus_elsewhere",
+        status: "active",
+      }),
+    );
+    const row = await f.tables
+      .selectFrom("svc_billing_subscriptions")
+      .selectAll()
+      .executeTakeFirst();
+    expect(row).toMatchObject({ customer_id: "cus_elsewhere", user_id: null });
+    expect(await f.billing.subscriptionFor("cus_elsewhere")).toMatchObject({
+      id: "sub_1",
+      status: "active",
+    });
+    expect(await f.billing.subscriptionFor("cus_nobody")).toBeNull();
+    expect(await f.billing.entitlementsFor(userId)).toEqual({ active: false, subscriptions: [] });
+    expect(await f.billing.entitlementsFor("f".repeat(40))).toEqual({
+      active: false,
+      subscriptions: [],
+    });
+  });
+
+  it("reads the period end from the items on API versions that moved it there", async () => {
+    const f = fixture();
+    const { userId, customer } = await customerUser(f);
+    const t = f.seconds();
+    const payload = JSON.stringify({
+      id: "evt_basil",
+      object: "event",
+      type: "customer.subscription.created",
+      created: t,
+      data: {
+        object: {
+          id: "sub_basil",
+          object: "subscription",
+          customer: { id: customer, object: "customer" },
+          status: "active",
+          items: {
+            data: [
+              { price: "price_a", current_period_end: t + 10 },
+              { plan: { id: "plan_legacy" }, current_period_end: t + 20 },
+            ],
+          },
+        },
+      },
+    });
+    await f.deliver(payload);
+    expect(await f.billing.entitlementsFor(userId)).toEqual({
+      active: true,
+      subscriptions: [
+        {
+          id: "sub_basil",
+          status: "active",
+          priceIds: ["price_a", "plan_legacy"],
+          currentPeriodEnd: t + 20,
+        },
+      ],
+    });
+  });
+
+  it("changes no entitlement for other events or malformed subscription objects", async () => {
+    const f = fixture();
+    const { userId, customer } = await customerUser(f);
+    const t = f.seconds();
+    await f.deliver(
+      JSON.stringify({
+        id: "evt_cs",
+        type: "checkout.session.completed",
+        created: t,
+        data: { object: { object: "checkout.session", customer } },
+      }),
+    );
+    await f.deliver(
+      JSON.stringify({
+        id: "evt_bad",
+        type: "customer.subscription.updated",
+        created: t,
+        data: { object: { object: "subscription", id: "sub_x" } },
+      }),
+    );
+    expect(await f.billing.entitlementsFor(userId)).toEqual({ active: false, subscriptions: [] });
+    expect(await f.tables.selectFrom("svc_billing_events").select("id").execute()).toHaveLength(2);
+  });
+});

@@ -1,0 +1,268 @@
+import { type AuthContext, adminAuth, createAuthContext, parseManifest } from "@svc/schema";
+import { createStore, type Row, type Store, type StoreDatabase } from "@svc/store";
+import { openPostgres } from "@svc/store/pg";
+import { openSqlite } from "@svc/store/sqlite";
+import type { TestDatabase, TestDatabaseTarget } from "@svc/tooling/databases";
+import type { Kysely } from "kysely";
+import Stripe from "stripe";
+import { afterEach, beforeEach, expect } from "vitest";
+import {
+  type Billing,
+  BillingError,
+  type BillingErrorCode,
+  type BillingEvent,
+  type BillingOptions,
+  type BillingTables,
+  billingErrorCodes,
+  createBilling,
+} from "../src/index.js";
+import { type FakeProcessor, startFakeProcessor } from "./fake-processor.js";
+
+export const API_KEY = "sk_test_svc_billing_fixture";
+export const WEBHOOK_SECRET = "whsec_svc_billing_fixture_secret";
+export const PUBLIC_URL = "https://app.example";
+export const TRUSTED_ORIGIN = "https://shop.example";
+/** A whole second: signature timestamps are the clock in seconds. */
+export const START = Date.UTC(2026, 10, 25, 10, 0, 0);
+
+/** The spec's User: `email` (optional here, to test users without one) and `paymentCustomerId`. */
+export const billingManifest = parseManifest({
+  manifest_version: 1,
+  name: "billing-test",
+  version: "1",
+  entities: [
+    {
+      name: "User",
+      fields: [
+        { name: "email", type: "string", unique: true, optional: true },
+        { name: "emailVerified", type: "string", optional: true },
+        { name: "paymentCustomerId", type: "string", optional: true },
+      ],
+    },
+  ],
+});
+
+const stripe = new Stripe("sk_test_signing_helper_only");
+
+/** A `Stripe-Signature` header from the official SDK's test helper. */
+export function signatureFor(
+  payload: string,
+  options: { secret?: string; timestamp: number },
+): string {
+  return stripe.webhooks.generateTestHeaderString({
+    payload,
+    secret: options.secret ?? WEBHOOK_SECRET,
+    timestamp: options.timestamp,
+  });
+}
+
+/** A subscription event body as the processor sends it. */
+export function subscriptionEvent(input: {
+  id: string;
+  type?: string;
+  created: number;
+  subscription?: string;
+  customer: string;
+  status: string;
+  priceIds?: readonly string[];
+  periodEnd?: number;
+}): string {
+  const subscription = input.subscription ?? "sub_1";
+  return JSON.stringify({
+    id: input.id,
+    object: "event",
+    api_version: "2024-06-20",
+    created: input.created,
+    livemode: false,
+    type: input.type ?? "customer.subscription.updated",
+    data: {
+      object: {
+        id: subscription,
+        object: "subscription",
+        customer: input.customer,
+        status: input.status,
+        current_period_end: input.periodEnd ?? input.created + 30 * 86_400,
+        items: {
+          object: "list",
+          data: (input.priceIds ?? ["price_pro"]).map((price, index) => ({
+            id: `si_${subscription}_${index}`,
+            object: "subscription_item",
+            price: { id: price, object: "price" },
+            quantity: 1,
+          })),
+        },
+      },
+    },
+  });
+}
+
+/** An open connection with a store and a billing instance over it (one "server"). */
+export interface BillingServer {
+  readonly store: Store;
+  readonly billing: Billing;
+  readonly tables: Kysely<BillingTables>;
+}
+
+export interface BillingFixture extends BillingServer {
+  readonly name: TestDatabase["name"];
+  readonly fake: FakeProcessor;
+  /** Unix ms; advance it instead of sleeping. */
+  clock: number;
+  /** What `onEvent` received, in order. */
+  readonly hookCalls: { event: BillingEvent; replay: boolean }[];
+  /** What `logError` received. */
+  readonly logged: { message: string; error: unknown }[];
+  /** While set, `onEvent` throws it. */
+  hookFailure: Error | undefined;
+  /** Another connection and billing instance over the same database (a second server). */
+  connect(overrides?: Partial<BillingOptions>): Promise<BillingServer>;
+  /**
+   * A second server: on Postgres its own connection (`connect`); on SQLite,
+   * which svc runs in one process, another billing instance (with its own
+   * in-process lock) over the same connection, since two better-sqlite3
+   * connections in one process block each other's event loop on a write.
+   */
+  secondServer(): Promise<BillingServer>;
+  /** A billing instance over this fixture's store with other options. */
+  billingWith(overrides: Partial<BillingOptions>): Billing;
+  insertUser(fields: Record<string, unknown>): Promise<Row>;
+  user(id: string): Promise<Row | null>;
+  /** Signs and delivers a body through `billing.handleWebhook` at the fixture's clock. */
+  deliver(payload: string, billing?: Billing): Promise<{ received: true }>;
+  /** The clock in unix seconds. */
+  seconds(): number;
+}
+
+/** A real (non-guest) session's caller. */
+export function sessionAuth(userId: string): AuthContext {
+  return createAuthContext({ userId, via: "session", sessionId: `session-${userId}` });
+}
+
+export function useBillingFixture(
+  database: TestDatabase,
+  options: Partial<BillingOptions> = {},
+): () => BillingFixture {
+  let current: BillingFixture | undefined;
+  let target: TestDatabaseTarget | undefined;
+  let opened: StoreDatabase[] = [];
+
+  beforeEach(async () => {
+    target = await database.create();
+    const where = target;
+    const fake = await startFakeProcessor(API_KEY);
+    const open = (): StoreDatabase => {
+      const connection =
+        where.dialect === "sqlite" ? openSqlite(where.path) : openPostgres(where.url, { max: 6 });
+      opened.push(connection);
+      return connection;
+    };
+    const fixture = {} as BillingFixture;
+    const optionsFor = (store: Store, connection: StoreDatabase): BillingOptions => ({
+      store,
+      db: connection.db,
+      dialect: connection.dialect,
+      apiKey: API_KEY,
+      webhookSecret: WEBHOOK_SECRET,
+      apiBase: fake.url,
+      publicURL: PUBLIC_URL,
+      trustedOrigins: [TRUSTED_ORIGIN],
+      now: () => fixture.clock,
+      logError: (message, error) => fixture.logged.push({ message, error }),
+      onEvent: (event, context) => {
+        fixture.hookCalls.push({ event, replay: context.replay });
+        if (fixture.hookFailure !== undefined) throw fixture.hookFailure;
+      },
+      ...options,
+    });
+    const serve = async (overrides: Partial<BillingOptions> = {}): Promise<BillingServer> => {
+      const connection = open();
+      const store = createStore({
+        db: connection.db,
+        dialect: connection.dialect,
+        manifest: billingManifest,
+      });
+      const billing = createBilling({ ...optionsFor(store, connection), ...overrides });
+      await store.migrate({ packages: billing.migrations });
+      return { store, billing, tables: connection.db as unknown as Kysely<BillingTables> };
+    };
+    const primary = await serve();
+    const primaryConnection = opened[0] as StoreDatabase;
+    Object.assign(fixture, {
+      ...primary,
+      name: database.name,
+      fake,
+      clock: START,
+      hookCalls: [],
+      logged: [],
+      hookFailure: undefined,
+      connect: serve,
+      secondServer: async () =>
+        database.name === "postgres"
+          ? serve()
+          : { ...primary, billing: createBilling(optionsFor(primary.store, primaryConnection)) },
+      billingWith: (overrides: Partial<BillingOptions>) =>
+        createBilling({ ...optionsFor(primary.store, primaryConnection), ...overrides }),
+      insertUser: (fields: Record<string, unknown>) =>
+        primary.store.transaction(adminAuth, (tx) => tx.insert("User", fields)),
+      user: (id: string) => primary.store.systemReader().get("User", id),
+      deliver: (payload: string, billing = primary.billing) =>
+        billing.handleWebhook(
+          Buffer.from(payload),
+          signatureFor(payload, { timestamp: Math.floor(fixture.clock / 1000) }),
+        ),
+      seconds: () => Math.floor(fixture.clock / 1000),
+    });
+    current = fixture;
+  });
+
+  afterEach(async () => {
+    const fixture = current;
+    current = undefined;
+    await fixture?.fake.close();
+    for (const connection of opened.reverse()) await connection.close();
+    opened = [];
+    if (target !== undefined) await database.destroy(target);
+    target = undefined;
+  });
+
+  return () => {
+    if (current === undefined) throw new Error("the billing fixture is used outside a test");
+    return current;
+  };
+}
+
+/** The rejection of `promise` (fails the test when it resolves). */
+export async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    (value) => {
+      throw new Error(`expected a rejection, got ${JSON.stringify(value)}`);
+    },
+    (reason: unknown) => reason,
+  );
+}
+
+/** Expects a `BillingError` with `code` and the table's status, and returns it. */
+export async function expectBillingError(
+  promise: Promise<unknown>,
+  code: BillingErrorCode,
+): Promise<BillingError> {
+  const error = await rejectionOf(promise);
+  expect(error, String(error)).toBeInstanceOf(BillingError);
+  const billingError = error as BillingError;
+  expect({ code: billingError.code, status: billingError.status }).toEqual({
+    code,
+    status: billingErrorCodes[code].status,
+  });
+  expect(billingError.message).toBe(billingErrorCodes[code].message);
+  return billingError;
+}
+
+/** The message of an error, or "" for anything else. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : "";
+}
+
+/** The message of the error `logError` received at `index`. */
+export function loggedMessage(fixture: BillingFixture, index: number): string {
+  return messageOf(fixture.logged[index]?.error);
+}
