@@ -17,12 +17,7 @@ export function findDefinitionProblem(value: unknown): string | undefined {
   const { type, handler, auth, args, on } = value as Partial<Record<string, unknown>>;
   if (!TYPES.includes(type)) return `"type" must be "query", "mutation", "action" or "hook"`;
   if (typeof handler !== "function") return `"handler" must be a function`;
-  if (type === "hook") {
-    const entity = (on as { delete?: { entity?: unknown } } | undefined)?.delete?.entity;
-    return typeof entity === "string" && entity !== ""
-      ? undefined
-      : `a hook needs "on": { "delete": { "entity": "<Entity>" } }`;
-  }
+  if (type === "hook") return findHookProblem(on);
   if (!AUTH.includes(auth)) return `"auth" must be "user" or "guest" when set`;
   if (args === undefined || isZodLike(args)) return undefined;
   if (!isPlainObject(args)) return `"args" must be a zod object or a record of zod schemas`;
@@ -30,6 +25,33 @@ export function findDefinitionProblem(value: unknown): string | undefined {
     if (!isZodLike(schema)) return `"args.${key}" must be a zod schema`;
   }
   return undefined;
+}
+
+const HOOK_SHAPES =
+  'a hook needs "on": { "delete": { "entity": "<Entity>" } } or { "billing": { "events"?: ["<type>", …] } }';
+
+function findHookProblem(on: unknown): string | undefined {
+  const target = on as
+    | { delete?: { entity?: unknown }; billing?: { events?: unknown } }
+    | undefined;
+  if (target?.delete !== undefined) {
+    const entity = target.delete.entity;
+    return typeof entity === "string" && entity !== "" ? undefined : HOOK_SHAPES;
+  }
+  if (
+    target?.billing !== undefined &&
+    typeof target.billing === "object" &&
+    target.billing !== null
+  ) {
+    const events = target.billing.events;
+    if (events === undefined) return undefined;
+    return Array.isArray(events) &&
+      events.length > 0 &&
+      events.every((event) => typeof event === "string" && event !== "")
+      ? undefined
+      : `a billing hook's "events" must be a non-empty list of event types`;
+  }
+  return HOOK_SHAPES;
 }
 
 /** Whether `value` is a function definition (see `findDefinitionProblem`). */

@@ -2,7 +2,19 @@ import type { AuthContext, EntityReader, EntityWriter } from "@svc/store";
 
 /** What every function's `ctx` has. */
 export interface BaseContext {
-  /** Who is calling: user, tenant, roles, admin and guest flags. */
+  /**
+   * Who is calling: user, tenant, roles, admin and guest flags, and
+   * `entitlements`, the caller's active billing entitlements (price or
+   * product ids), filled by @svc/billing when it is configured; empty
+   * otherwise.
+   *
+   * @example
+   * ```ts
+   * if (!ctx.auth.entitlements.includes("price_pro")) {
+   *   ctx.error("PLAN_REQUIRED", "This needs the Pro plan.", 403);
+   * }
+   * ```
+   */
   readonly auth: AuthContext;
   /**
    * Stops the function with an error the client sees as

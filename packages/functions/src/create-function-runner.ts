@@ -1,9 +1,14 @@
-import { type AuthContext, isWireError } from "@svc/schema";
+import { type AuthContext, adminAuth, isWireError } from "@svc/schema";
 import type { EntityReader, Store } from "@svc/store";
 import { findDefinitionProblem } from "./check-definition.js";
 import type { ActionContext, BaseContext, MutationContext, QueryContext } from "./context.js";
 import type { FunctionDefinition, FunctionType } from "./define-function.js";
-import type { HookDefinition } from "./define-hook.js";
+import {
+  type BillingEventInput,
+  type BillingHookConfig,
+  type DeleteHookConfig,
+  isBillingHook,
+} from "./define-hook.js";
 import { FunctionsError, isUpperSnakeCode } from "./errors.js";
 import type { FunctionRegistry } from "./function-registry.js";
 import { membershipCheck } from "./require-member.js";
@@ -31,6 +36,15 @@ export interface FunctionRunner {
   has(name: string): boolean;
   /** The function names, sorted. */
   names(): readonly string[];
+  /**
+   * Runs every billing hook that listens to `input.event.type`, one after
+   * another, each in its own transaction with the admin's rights; the
+   * first failure rejects (client-safe errors as they are, others as
+   * `FUNCTION_FAILED`). Resolves at once when none listens.
+   */
+  dispatchBillingEvent(input: BillingEventInput): Promise<void>;
+  /** Whether any billing hook exists (so billing can skip the hook step). */
+  hasBillingHooks(): boolean;
 }
 
 const FUNCTION_NAME = /^[A-Za-z][A-Za-z0-9_]{0,99}$/;
@@ -64,7 +78,8 @@ interface Entry {
 export function createFunctionRunner(options: FunctionRunnerOptions): FunctionRunner {
   const { store } = options;
   const entries = new Map<string, Entry>();
-  const hooks: [string, HookDefinition][] = [];
+  const hooks: [string, DeleteHookConfig][] = [];
+  const billingHooks: [string, BillingHookConfig][] = [];
   for (const [name, definition] of options.functions) {
     const problem = findDefinitionProblem(definition);
     if (problem !== undefined) {
@@ -72,8 +87,10 @@ export function createFunctionRunner(options: FunctionRunnerOptions): FunctionRu
         message: `Function ${name} is not a function definition: ${problem}.`,
       });
     }
-    if (definition.type === "hook") hooks.push([name, definition]);
-    else entries.set(name, { name, definition, validate: createArgsValidator(definition.args) });
+    if (definition.type === "hook") {
+      if (isBillingHook(definition)) billingHooks.push([name, definition]);
+      else hooks.push([name, definition as DeleteHookConfig]);
+    } else entries.set(name, { name, definition, validate: createArgsValidator(definition.args) });
   }
   const requireMemberFor = membershipCheck(store);
   for (const [name, definition] of hooks) registerHook(store, name, definition, requireMemberFor);
@@ -139,10 +156,29 @@ export function createFunctionRunner(options: FunctionRunnerOptions): FunctionRu
     }
   }
 
+  async function dispatchBillingEvent(input: BillingEventInput): Promise<void> {
+    for (const [name, definition] of billingHooks) {
+      const events = definition.on.billing.events;
+      if (events !== undefined && !events.includes(input.event.type)) continue;
+      try {
+        await store.transaction(adminAuth, async (db) => {
+          await definition.handler(
+            { auth: adminAuth, db, error: raiseError, requireMember: requireMemberFor(adminAuth) },
+            input,
+          );
+        });
+      } catch (error) {
+        throw toClientError(error, name);
+      }
+    }
+  }
+
   return {
     run: (name, rawArgs, auth) => run(name, rawArgs, auth),
     has: (name) => entries.has(name),
     names: () => names,
+    dispatchBillingEvent,
+    hasBillingHooks: () => billingHooks.length > 0,
   };
 }
 
@@ -155,7 +191,7 @@ export function createFunctionRunner(options: FunctionRunnerOptions): FunctionRu
 function registerHook(
   store: Store,
   name: string,
-  definition: HookDefinition,
+  definition: DeleteHookConfig,
   requireMemberFor: (auth: AuthContext) => BaseContext["requireMember"],
 ): void {
   const entity = definition.on.delete.entity;

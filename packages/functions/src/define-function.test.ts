@@ -106,6 +106,7 @@ describe("type inference", () => {
     query({
       handler: (ctx) => {
         expectTypeOf(ctx.auth).toEqualTypeOf<AuthContext>();
+        expectTypeOf(ctx.auth.entitlements).toEqualTypeOf<readonly string[]>();
         expectTypeOf(ctx.error).returns.toBeNever();
         expectTypeOf(ctx.error).parameters.toEqualTypeOf<[string, string, (number | undefined)?]>();
         return null;

@@ -30,7 +30,16 @@ export {
   query,
   type UntypedArgs,
 } from "./define-function.js";
-export { type HookConfig, type HookContext, type HookDefinition, hook } from "./define-hook.js";
+export {
+  type BillingEventInput,
+  type BillingHookConfig,
+  type DeleteHookConfig,
+  type HookConfig,
+  type HookContext,
+  type HookDefinition,
+  hook,
+  isBillingHook,
+} from "./define-hook.js";
 export {
   type ApplicationErrorCode,
   type ApplicationErrorOptions,
