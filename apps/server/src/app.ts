@@ -5,6 +5,8 @@ import {
   createAuthRouter,
   setErrorHeaders,
 } from "@svc/auth-core/express";
+import type { Billing } from "@svc/billing";
+import { createBillingRouter } from "@svc/billing/express";
 import { createOAuthRouter, type OAuthRouterOptions } from "@svc/oauth-providers/express";
 import type { Store } from "@svc/store";
 import express, { type NextFunction, type Request, type Response } from "express";
@@ -28,6 +30,8 @@ export interface AppOptions {
   auth?: { core: Auth; router: AuthRouterOptions };
   /** The OAuth sign-in routes (providers, login, callback); left out when undefined. */
   oauth?: OAuthRouterOptions;
+  /** The billing routes (checkout, webhook, entitlements, replay); left out when undefined. */
+  billing?: { core: Billing; publicURL?: string | undefined };
   devMode: boolean;
   /** Origins allowed by CORS outside dev mode. */
   corsOrigins: readonly string[];
@@ -90,6 +94,13 @@ export function createApp(options: AppOptions): App {
   registerBatchRoutes(app, options.store, body);
   if (options.auth !== undefined) app.use(createAuthRouter(options.auth.core, options.auth.router));
   if (options.oauth !== undefined) app.use(createOAuthRouter(options.oauth));
+  if (options.billing !== undefined) {
+    app.use(
+      createBillingRouter(options.billing.core, {
+        ...(options.billing.publicURL !== undefined && { publicURL: options.billing.publicURL }),
+      }),
+    );
+  }
   registerOperationalRoutes(app, { store: options.store, metrics, now, startedAt });
   if (options.devMode && options.inMemory) {
     const auth = options.auth?.core;

@@ -1,5 +1,6 @@
 import { isIP } from "node:net";
 import { type AuthConfig, parseAuthConfig } from "@svc/auth-core";
+import { type BillingConfig, parseBillingConfig } from "@svc/billing";
 import { type OAuthProvider, parseOAuthConfig } from "@svc/oauth-providers";
 import { ConfigError } from "@svc/schema";
 import { z } from "zod";
@@ -92,6 +93,8 @@ export interface ServerConfig {
    * `SVC_OIDC_*`); OpenID Connect ones still need discovery at boot.
    */
   readonly oauth: readonly OAuthProvider[];
+  /** The payment processor (`SVC_PAYMENT_API_KEY`, `SVC_PAYMENT_WEBHOOK_SECRET`, `SVC_PAYMENT_API_BASE`). */
+  readonly billing: BillingConfig;
 }
 
 function parseTrustProxy(value: string | undefined): boolean | number | string {
@@ -150,5 +153,6 @@ export function parseConfig(env: Readonly<Record<string, string | undefined>>): 
     trustProxy: parseTrustProxy(vars.SVC_TRUST_PROXY),
     auth: parseAuthConfig(env, { devMode: vars.SVC_DEV_MODE, publicURL: vars.SVC_PUBLIC_URL }),
     oauth: parseOAuthConfig(env, { publicURL: oauthBaseURL(vars) }),
+    billing: parseBillingConfig(env),
   };
 }

@@ -12,6 +12,7 @@ import {
   SESSION_COOKIE,
   sessionResolver,
 } from "@svc/auth-core/express";
+import { type BillingEvent, checkBillingUser, createBilling } from "@svc/billing";
 import { createFunctionRunner, loadFunctions } from "@svc/functions";
 import { createStateStore, type OAuthProvider, oauthStateMigrations } from "@svc/oauth-providers";
 import type { Manifest } from "@svc/schema";
@@ -139,10 +140,32 @@ export async function startServer(
     });
     // The OAuth state lives in the application database (never the
     // in-memory session store), so a handshake survives a restart.
-    await store.migrate({ packages: [...auth.migrations, oauthStateMigrations()] });
+    const billingOn =
+      config.billing.apiKey !== undefined || config.billing.webhookSecret !== undefined;
+    // A configured processor needs somewhere to keep the customer id.
+    if (billingOn) checkBillingUser(manifest);
+    let dispatchBillingEvent: ((event: BillingEvent, replay: boolean) => Promise<void>) | undefined;
+    const billing = createBilling({
+      store,
+      db: database.db,
+      dialect: database.dialect,
+      apiKey: config.billing.apiKey,
+      webhookSecret: config.billing.webhookSecret,
+      apiBase: config.billing.apiBase,
+      publicURL: config.publicURL,
+      trustedOrigins: corsOrigins,
+      ...(options.now !== undefined && { now: options.now }),
+      // The application's billing hooks (function files), bound below.
+      onEvent: (event, { replay }) => dispatchBillingEvent?.(event, replay) ?? Promise.resolve(),
+      logError: (message, error) => console.error(`svc: billing: ${message}:`, error),
+    });
+    await store.migrate({
+      packages: [...auth.migrations, oauthStateMigrations(), ...billing.migrations],
+    });
     await discoverProviders(config.oauth);
     const functions = await loadFunctions(resolve(manifestDir, manifest.functions));
     const runner = createFunctionRunner({ store, functions });
+    dispatchBillingEvent = (event, replay) => runner.dispatchBillingEvent({ event, replay });
     const library = await loadDocs();
     // Listen first, so the agent tools can link to the port actually bound;
     // the app is attached synchronously after, before any request is read.
@@ -190,6 +213,7 @@ export async function startServer(
           }).perIp,
         }),
       },
+      billing: { core: billing, publicURL: config.publicURL },
       auth: {
         core: auth,
         router: {

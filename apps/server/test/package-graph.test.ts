@@ -25,6 +25,7 @@ const allowed: Readonly<Record<string, readonly string[]>> = {
     "@svc/functions",
     "@svc/auth-core",
     "@svc/oauth-providers",
+    "@svc/billing",
     "@svc/agent-docs",
     "@svc/mcp-server",
   ],

@@ -4,6 +4,7 @@ import {
   getAuth,
   resolveRequestAuth,
 } from "@svc/auth-core/express";
+import { isBillingWebhook } from "@svc/billing/express";
 import { isOAuthCallback } from "@svc/oauth-providers/express";
 import cors from "cors";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
@@ -14,7 +15,7 @@ import { ServerError } from "../errors.js";
  * the request carries an `Origin`; preflights end here), then the caller,
  * resolved once per request by @svc/auth-core (bearer, else session
  * cookie), then the CSRF check for cookie-authenticated changes. The
- * OAuth callbacks pass untouched.
+ * OAuth callbacks and the billing webhook pass untouched.
  */
 export function apiGate(options: {
   authenticate: AuthenticateOptions;
@@ -39,7 +40,8 @@ export function apiGate(options: {
     // OAuth callbacks are top-level navigations (Apple's a cross-site POST)
     // that may carry a stale cookie or bearer: they read no caller, so none
     // is resolved and no CSRF check applies; the state binds them instead.
-    if (!req.url.startsWith("/api/") || isOAuthCallback(req)) {
+    // The billing webhook is the processor's POST, bound by its signature.
+    if (!req.url.startsWith("/api/") || isOAuthCallback(req) || isBillingWebhook(req)) {
       next();
       return;
     }

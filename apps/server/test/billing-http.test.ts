@@ -1,0 +1,290 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { testDatabases } from "@svc/tooling/databases";
+import Stripe from "stripe";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { parseConfig } from "../src/config.js";
+import { startServer } from "../src/start-server.js";
+import {
+  type AuthTestServer,
+  createClock,
+  createTestDatabase,
+  errorOf,
+  type HttpStub,
+  post,
+  readJSON,
+  registerPassword,
+  request,
+  startAuthServer,
+  startHttpStub,
+  TRUSTED_ORIGIN,
+} from "./auth-fixtures.js";
+import { ADMIN_TOKEN, adminRequest, databaseEnv, tempDir } from "./fixtures.js";
+
+// Billing through the composed server, configured only by the environment,
+// against a local stand-in for the processor's API, on every database:
+// checkout with the customer made once, the signed webhook with its ledger,
+// the application's billing hook (a function file), entitlements, the 501s
+// of an unconfigured server and the boot check of the User entity.
+
+const SECRET = "whsec_server_test_secret";
+const signer = new Stripe("sk_test_signing_helper_only");
+
+/** An app with a User that can hold a customer id and a billing hook that logs events. */
+function writeApp(dir: string): string {
+  const manifest = {
+    manifest_version: 1,
+    name: "billing-app",
+    version: "1",
+    auth: { trustedOrigins: [TRUSTED_ORIGIN] },
+    entities: [
+      {
+        name: "User",
+        fields: [
+          { name: "email", type: "string", unique: true },
+          { name: "emailVerified", type: "string", optional: true },
+          { name: "paymentCustomerId", type: "string", optional: true },
+        ],
+      },
+      {
+        name: "BillingLog",
+        fields: [
+          { name: "eventId", type: "string" },
+          { name: "type", type: "string" },
+          { name: "replay", type: "bool" },
+        ],
+      },
+    ],
+    policies: [],
+  };
+  writeFileSync(join(dir, "svc.json"), JSON.stringify(manifest));
+  mkdirSync(join(dir, "functions"));
+  writeFileSync(
+    join(dir, "functions", "logBilling.mjs"),
+    `export default {
+  type: "hook",
+  on: { billing: { events: ["customer.subscription.updated"] } },
+  handler: async (ctx, { event, replay }) => {
+    await ctx.db.insert("BillingLog", { eventId: event.id, type: event.type, replay });
+  },
+};
+`,
+  );
+  return join(dir, "svc.json");
+}
+
+function subscriptionEvent(id: string, customer: string, status: string, created: number): string {
+  return JSON.stringify({
+    id,
+    object: "event",
+    created,
+    type: "customer.subscription.updated",
+    data: {
+      object: {
+        id: "sub_1",
+        object: "subscription",
+        customer,
+        status,
+        current_period_end: created + 30 * 86_400,
+        items: { object: "list", data: [{ id: "si_1", price: { id: "price_pro" }, quantity: 1 }] },
+      },
+    },
+  });
+}
+
+describe.each(testDatabases())("billing through the server on $name", (database) => {
+  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  let dir: ReturnType<typeof tempDir>;
+  let processor: HttpStub;
+  let server: AuthTestServer;
+  let customers = 0;
+
+  beforeEach(async () => {
+    db = await createTestDatabase(database);
+    dir = tempDir();
+    customers = 0;
+    processor = await startHttpStub((req) => {
+      if (req.url === "/v1/customers") {
+        customers += 1;
+        return { status: 200, body: { id: `cus_${customers}`, object: "customer" } };
+      }
+      if (req.url === "/v1/checkout/sessions") {
+        return { status: 200, body: { id: "cs_1", url: "https://pay.example/cs_1" } };
+      }
+      return { status: 404, body: { error: { message: "no such route" } } };
+    });
+    server = await startAuthServer(
+      {
+        ...databaseEnv(db.target),
+        SVC_MANIFEST: writeApp(dir.path),
+        SVC_PUBLIC_URL: "https://svc.example",
+        SVC_RATE_LIMIT: "off",
+        SVC_PAYMENT_API_KEY: "sk_test_server",
+        SVC_PAYMENT_WEBHOOK_SECRET: SECRET,
+        SVC_PAYMENT_API_BASE: processor.url,
+      },
+      createClock(),
+    );
+  });
+
+  afterEach(async () => {
+    await server[Symbol.asyncDispose]();
+    await processor[Symbol.asyncDispose]();
+    dir[Symbol.dispose]();
+    await db[Symbol.asyncDispose]();
+  });
+
+  function webhook(
+    payload: string,
+    options: { secret?: string; headers?: Record<string, string> } = {},
+  ) {
+    const header = signer.webhooks.generateTestHeaderString({
+      payload,
+      secret: options.secret ?? SECRET,
+      timestamp: Math.floor(server.clock.now() / 1000),
+    });
+    return fetch(`${server.url}/api/billing/webhook`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "stripe-signature": header,
+        ...options.headers,
+      },
+      body: payload,
+    });
+  }
+
+  it("checks out a signed-in user, creating the processor customer once", async () => {
+    const session = await registerPassword(server, "ada@example.com");
+    const body = { priceIds: ["price_pro"], successUrl: "/thanks" };
+    const first = await readJSON(
+      post(server, "/api/billing/checkout", body, { token: session.token }),
+    );
+    expect(first).toMatchObject({
+      status: 200,
+      body: { id: "cs_1", url: "https://pay.example/cs_1" },
+    });
+    const again = await readJSON(
+      post(server, "/api/billing/checkout", body, { token: session.token }),
+    );
+    expect(again.status).toBe(200);
+    expect(customers).toBe(1);
+    const user = await server.store.systemReader().get("User", session.user_id);
+    expect(user?.paymentCustomerId).toBe("cus_1");
+    const sessionRequest = processor.requests.find((req) => req.url === "/v1/checkout/sessions");
+    expect(new URLSearchParams(sessionRequest?.body).get("success_url")).toBe(
+      "https://svc.example/thanks",
+    );
+  });
+
+  it("refuses guests, missing prices and untrusted return addresses with the spec's codes", async () => {
+    const guest = await readJSON<{ token: string }>(post(server, "/api/auth/guest"));
+    expect(
+      await errorOf(
+        post(server, "/api/billing/checkout", { priceIds: ["p"] }, { token: guest.body.token }),
+      ),
+    ).toMatchObject({ status: 401, code: "AUTH_REQUIRED" });
+    const session = await registerPassword(server, "bob@example.com");
+    expect(
+      await errorOf(
+        post(server, "/api/billing/checkout", { priceIds: [] }, { token: session.token }),
+      ),
+    ).toMatchObject({ status: 400, code: "MISSING_PRICES" });
+    expect(
+      await errorOf(
+        post(
+          server,
+          "/api/billing/checkout",
+          { priceIds: ["p"], successUrl: "https://evil.example/" },
+          { token: session.token },
+        ),
+      ),
+    ).toMatchObject({ status: 400, code: "INVALID_REDIRECT" });
+    expect(customers).toBe(0);
+  });
+
+  it("records a signed event once, runs the app's hook once, and grants the entitlement", async () => {
+    const session = await registerPassword(server, "ada@example.com");
+    await post(
+      server,
+      "/api/billing/checkout",
+      { priceIds: ["price_pro"] },
+      { token: session.token },
+    );
+    const created = Math.floor(server.clock.now() / 1000);
+    const payload = subscriptionEvent("evt_1", "cus_1", "active", created);
+    // The processor's POST carries no cookie or Origin; a stale cookie must not matter either.
+    const delivered = await webhook(payload, { headers: { cookie: "svc_session=svc_stale" } });
+    expect(delivered.status).toBe(200);
+    expect(await delivered.json()).toEqual({ received: true });
+    expect((await webhook(payload)).status).toBe(200);
+    const logs = await server.store.systemReader().query("BillingLog", {});
+    expect(logs.rows).toEqual([
+      expect.objectContaining({
+        eventId: "evt_1",
+        type: "customer.subscription.updated",
+        replay: false,
+      }),
+    ]);
+    const entitlements = await readJSON(
+      request(server, "GET", "/api/billing/entitlements", { token: session.token }),
+    );
+    expect(entitlements.body).toMatchObject({
+      active: true,
+      subscriptions: [{ id: "sub_1", status: "active", priceIds: ["price_pro"] }],
+    });
+    const replayed = await adminRequest(server, "POST", "/api/admin/billing/events/evt_1/replay");
+    expect(replayed.status).toBe(200);
+    const afterReplay = await server.store.systemReader().query("BillingLog", {});
+    expect(afterReplay.rows.map((row) => row.replay).sort()).toEqual([false, true]);
+  });
+
+  it("refuses a bad signature with 400 WEBHOOK_INVALID and records nothing", async () => {
+    const payload = subscriptionEvent("evt_bad", "cus_9", "active", 1);
+    const response = await webhook(payload, { secret: "whsec_someone_else" });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      error: { code: "WEBHOOK_INVALID", message: expect.any(String) },
+    });
+    expect((await server.store.systemReader().query("BillingLog", {})).rows).toEqual([]);
+  });
+});
+
+describe("billing configuration", () => {
+  it("answers 501 on an unconfigured server", async () => {
+    await using server = await startAuthServer({ SVC_DB_PATH: ":memory:", SVC_RATE_LIMIT: "off" });
+    const session = await registerPassword(server, "ada@example.com");
+    expect(
+      await errorOf(
+        post(server, "/api/billing/checkout", { priceIds: ["p"] }, { token: session.token }),
+      ),
+    ).toMatchObject({ status: 501, code: "PAYMENT_NOT_CONFIGURED" });
+    const webhook = await fetch(`${server.url}/api/billing/webhook`, {
+      method: "POST",
+      body: "{}",
+    });
+    expect(webhook.status).toBe(501);
+  });
+
+  it("stops the boot when a configured processor has no User.paymentCustomerId to write", async () => {
+    using dir = tempDir();
+    const manifest = {
+      manifest_version: 1,
+      name: "no-customer-field",
+      version: "1",
+      auth: { trustedOrigins: [TRUSTED_ORIGIN] },
+      entities: [{ name: "User", fields: [{ name: "email", type: "string", unique: true }] }],
+    };
+    writeFileSync(join(dir.path, "svc.json"), JSON.stringify(manifest));
+    mkdirSync(join(dir.path, "functions"));
+    const config = parseConfig({
+      SVC_PORT: "0",
+      SVC_HOST: "127.0.0.1",
+      SVC_MANIFEST: join(dir.path, "svc.json"),
+      SVC_ADMIN_TOKEN: ADMIN_TOKEN,
+      SVC_DB_PATH: ":memory:",
+      SVC_PAYMENT_API_KEY: "sk_test_x",
+    });
+    await expect(startServer(config)).rejects.toThrow("User.paymentCustomerId");
+  });
+});
