@@ -4,6 +4,7 @@ import type { Kysely } from "kysely";
 import { type CheckoutResult, parseCheckoutRequest, requireBillingCaller } from "./checkout.js";
 import { normalizeApiBase } from "./config.js";
 import { customerIdOf, ensureCustomer } from "./customers.js";
+import { EntitlementCache } from "./entitlement-cache.js";
 import { BillingError } from "./errors.js";
 import { KeyedMutex } from "./keyed-mutex.js";
 import { createStripeClient, type PaymentProcessor } from "./stripe-client.js";
@@ -56,6 +57,12 @@ export interface BillingOptions {
    * processor retries a failed payment.
    */
   readonly activeStatuses?: readonly string[];
+  /**
+   * How long `entitlementIds` keeps a user's ids (milliseconds). This
+   * process's webhook drops them at once; other servers see a change
+   * within this time. Default 10 seconds; 0 reads every time.
+   */
+  readonly entitlementCacheMs?: number;
   /** Receives processor failures and hook failures. Default: `console.error`. */
   readonly logError?: (message: string, error: unknown) => void;
 }
@@ -83,6 +90,12 @@ export interface Billing {
   entitlementsFor(userId: string): Promise<Entitlements>;
   /** A customer's current subscription (an entitling one first), or null. */
   subscriptionFor(customerId: string): Promise<BillingSubscription | null>;
+  /**
+   * The price ids of the user's entitling subscriptions, sorted and
+   * deduplicated, from a short-lived cache: what a server puts in
+   * `AuthContext.entitlements` for policies and functions.
+   */
+  entitlementIds(userId: string): Promise<readonly string[]>;
 }
 
 function logToConsole(message: string, error: unknown): void {
@@ -122,6 +135,7 @@ export function createBilling(options: BillingOptions): Billing {
           ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
         });
   const mutex = new KeyedMutex();
+  const cache = new EntitlementCache({ ttlMs: options.entitlementCacheMs ?? 10_000, now });
   const user = findEntity(options.store.manifest, "User");
   const storesCustomer = user?.fields.some((field) => field.name === CUSTOMER_FIELD) === true;
   const webhookDeps: WebhookDeps = {
@@ -132,6 +146,11 @@ export function createBilling(options: BillingOptions): Billing {
     now,
     onEvent: options.onEvent,
     logError,
+    onSubscriptionChange: () => cache.clear(),
+  };
+  const entitlementsFor = async (userId: string): Promise<Entitlements> => {
+    const row = storesCustomer ? await options.store.systemReader().get("User", userId) : null;
+    return readEntitlements(db, { userId, customerId: customerIdOf(row), activeStatuses });
   };
 
   return {
@@ -157,10 +176,15 @@ export function createBilling(options: BillingOptions): Billing {
     },
     handleWebhook: (raw, signature) => receiveWebhook(webhookDeps, raw, signature),
     replayEvent: (eventId) => replayRecordedEvent(webhookDeps, eventId),
-    async entitlementsFor(userId) {
-      const row = storesCustomer ? await options.store.systemReader().get("User", userId) : null;
-      return readEntitlements(db, { userId, customerId: customerIdOf(row), activeStatuses });
-    },
+    entitlementsFor,
     subscriptionFor: (customerId) => readCustomerSubscription(db, customerId, activeStatuses),
+    entitlementIds: (userId) =>
+      cache.get(userId, async () => {
+        const { subscriptions } = await entitlementsFor(userId);
+        const ids = subscriptions
+          .filter((subscription) => activeStatuses.includes(subscription.status))
+          .flatMap((subscription) => subscription.priceIds);
+        return [...new Set(ids)].sort();
+      }),
   };
 }

@@ -40,6 +40,8 @@ export interface WebhookDeps {
   readonly now: () => number;
   readonly onEvent: BillingEventHook | undefined;
   readonly logError: (message: string, error: unknown) => void;
+  /** Called after an event changed a subscription (entitlement caches drop their copies). */
+  readonly onSubscriptionChange?: () => void;
 }
 
 /** The user whose `paymentCustomerId` is `customerId`, or null. */
@@ -106,7 +108,7 @@ export async function receiveWebhook(
   const parsed = parseEvent(raw);
   if (parsed === null) throw new BillingError("WEBHOOK_INVALID");
   const { event, text } = parsed;
-  const isNew = await deps.store.frameworkTransaction(adminAuth, async (tx) => {
+  const outcome = await deps.store.frameworkTransaction(adminAuth, async (tx) => {
     const db = tx.db as unknown as Kysely<BillingTables>;
     const inserted = await recordEvent(db, {
       event,
@@ -114,7 +116,7 @@ export async function receiveWebhook(
       receivedAt,
       processedAt: deps.onEvent === undefined ? receivedAt : null,
     });
-    if (!inserted) return false;
+    if (!inserted) return { isNew: false, changed: false };
     const update = subscriptionFromEvent(event);
     if (update !== null) {
       await applySubscription(db, {
@@ -125,8 +127,10 @@ export async function receiveWebhook(
         now: receivedAt,
       });
     }
-    return true;
+    return { isNew: true, changed: update !== null };
   });
+  if (outcome.changed) deps.onSubscriptionChange?.();
+  const isNew = outcome.isNew;
   if (isNew && deps.onEvent !== undefined) await runHook(deps, event, false);
   return { received: true };
 }

@@ -80,6 +80,28 @@ describe.each(testDatabases())("entitlements on $name", (database) => {
     expect(canceled.subscriptions.map((s) => s.status)).toEqual(["canceled"]);
   });
 
+  it("entitlementIds lists the entitling price ids, cached, and dropped by this server's webhook", async () => {
+    const f = fixture();
+    const { userId, customer } = await customerUser(f);
+    expect(await f.billing.entitlementIds(userId)).toEqual([]);
+    await f.deliver(
+      subscriptionEvent({
+        id: "evt_a",
+        created: f.seconds(),
+        customer,
+        status: "active",
+        priceIds: ["price_seats", "price_pro", "price_pro"],
+      }),
+    );
+    // The webhook emptied the cache: the new state shows at once.
+    expect(await f.billing.entitlementIds(userId)).toEqual(["price_pro", "price_seats"]);
+    // A change written behind this server's back (another server) shows after the TTL.
+    await f.tables.updateTable("svc_billing_subscriptions").set({ status: "canceled" }).execute();
+    expect(await f.billing.entitlementIds(userId)).toEqual(["price_pro", "price_seats"]);
+    f.clock += 10_001;
+    expect(await f.billing.entitlementIds(userId)).toEqual([]);
+  });
+
   it("never lets an older event overwrite a newer state", async () => {
     const f = fixture();
     const { userId, customer } = await customerUser(f);

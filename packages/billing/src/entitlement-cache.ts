@@ -1,0 +1,41 @@
+/**
+ * A short-lived memo of each user's entitlement ids, so attaching them to
+ * every request's caller costs a map lookup, not two queries. This
+ * process's webhook empties it at once; other servers sharing the database
+ * see a change within `ttlMs`.
+ */
+export class EntitlementCache {
+  readonly #entries = new Map<string, { ids: readonly string[]; expiresAt: number }>();
+  readonly #ttlMs: number;
+  readonly #maxEntries: number;
+  readonly #now: () => number;
+
+  constructor(options: { ttlMs: number; maxEntries?: number; now: () => number }) {
+    this.#ttlMs = options.ttlMs;
+    this.#maxEntries = options.maxEntries ?? 10_000;
+    this.#now = options.now;
+  }
+
+  /** The cached ids of `userId`, or what `load` reads (then kept for `ttlMs`). */
+  async get(userId: string, load: () => Promise<readonly string[]>): Promise<readonly string[]> {
+    const now = this.#now();
+    const hit = this.#entries.get(userId);
+    if (hit !== undefined && hit.expiresAt > now) return hit.ids;
+    const ids = Object.freeze([...(await load())]);
+    if (this.#ttlMs > 0) {
+      // Oldest first in a Map: drop it when full.
+      if (this.#entries.size >= this.#maxEntries && !this.#entries.has(userId)) {
+        const oldest = this.#entries.keys().next();
+        if (oldest.done !== true) this.#entries.delete(oldest.value);
+      }
+      this.#entries.delete(userId);
+      this.#entries.set(userId, { ids, expiresAt: now + this.#ttlMs });
+    }
+    return ids;
+  }
+
+  /** Forgets everything (a subscription changed). */
+  clear(): void {
+    this.#entries.clear();
+  }
+}
