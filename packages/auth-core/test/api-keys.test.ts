@@ -129,6 +129,7 @@ describe.each(databases)("API keys on $name", (database) => {
       userId,
       tenantId: null,
       roles: [],
+      entitlements: [],
       isAdmin: false,
       isGuest: false,
       via: "api-key",

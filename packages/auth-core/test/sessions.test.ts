@@ -28,6 +28,7 @@ describe.each(databases)("sessions on $name", (database) => {
       userId,
       tenantId: null,
       roles: [],
+      entitlements: [],
       isAdmin: false,
       isGuest: false,
       via: "session",

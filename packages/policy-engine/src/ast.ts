@@ -32,6 +32,12 @@ export interface HasRoleExpr extends Span {
   readonly role: string;
 }
 
+/** `auth.hasEntitlement('<id>')`: a billing price or product id. */
+export interface HasEntitlementExpr extends Span {
+  readonly kind: "hasEntitlement";
+  readonly entitlement: string;
+}
+
 /** `left <op> right`. Comparisons do not chain. */
 export interface CompareExpr extends Span {
   readonly kind: "compare";
@@ -58,7 +64,7 @@ export interface NotExpr extends Span {
 export interface ExistsCondition extends Span {
   /** A field (or `id`) of the entity named in the `exists`. */
   readonly field: string;
-  /** A literal, `auth.*`, `auth.hasRole(...)`, `data.*` or `existing.*`. */
+  /** A literal, `auth.*`, `auth.hasRole(...)`, `auth.hasEntitlement(...)`, `data.*` or `existing.*`. */
   readonly value: Expr;
 }
 
@@ -75,6 +81,7 @@ export type Expr =
   | LiteralExpr
   | RefExpr
   | HasRoleExpr
+  | HasEntitlementExpr
   | CompareExpr
   | LogicalExpr
   | NotExpr

@@ -47,6 +47,7 @@ function operandType(operand: Operand): OperandType {
     case "auth":
       return operand.name === "userId" || operand.name === "tenantId" ? "text" : "bool";
     case "role":
+    case "entitlement":
       return "bool";
     case "field":
       switch (operand.field.type) {
@@ -73,6 +74,8 @@ function describeOperand(operand: Operand): string {
       return `auth.${operand.name}`;
     case "role":
       return `auth.hasRole(${JSON.stringify(operand.role)})`;
+    case "entitlement":
+      return `auth.hasEntitlement(${JSON.stringify(operand.entitlement)})`;
     case "field":
       return `${operand.field.type} ${operand.scope}.${operand.field.name}`;
   }
@@ -131,14 +134,22 @@ export class RuleChecker {
         return { kind: "literal", value: expr.value, span };
       case "hasRole":
         return { kind: "role", role: expr.role, span };
+      case "hasEntitlement":
+        return { kind: "entitlement", entitlement: expr.entitlement, span };
       case "ref":
         if (expr.scope === "auth") {
           if (isAuthMember(expr.name)) return { kind: "auth", name: expr.name, span };
           if (expr.name === "hasRole") {
             return this.fail("auth.hasRole needs a role, as in auth.hasRole('admin')", expr.start);
           }
+          if (expr.name === "hasEntitlement") {
+            return this.fail(
+              "auth.hasEntitlement needs an entitlement id, as in auth.hasEntitlement('price_pro')",
+              expr.start,
+            );
+          }
           return this.fail(
-            `unknown auth.${expr.name} (auth has userId, tenantId, isAdmin, isGuest and hasRole('role'))`,
+            `unknown auth.${expr.name} (auth has userId, tenantId, isAdmin, isGuest, hasRole('role') and hasEntitlement('id'))`,
             expr.start,
           );
         }

@@ -42,14 +42,46 @@ describe("compilePolicies", () => {
     [
       "auth.emailVerified",
       "allowRead",
-      "unknown auth.emailVerified (auth has userId, tenantId, isAdmin, isGuest and hasRole('role')) at 1",
+      "unknown auth.emailVerified (auth has userId, tenantId, isAdmin, isGuest, hasRole('role') and hasEntitlement('id')) at 1",
     ],
     [
       "auth.roles == 'x'",
       "allowRead",
-      "unknown auth.roles (auth has userId, tenantId, isAdmin, isGuest and hasRole('role')) at 1",
+      "unknown auth.roles (auth has userId, tenantId, isAdmin, isGuest, hasRole('role') and hasEntitlement('id')) at 1",
     ],
     ["auth.hasRole", "allowRead", "auth.hasRole needs a role, as in auth.hasRole('admin') at 1"],
+    [
+      "auth.entitlements == 'x'",
+      "allowRead",
+      "unknown auth.entitlements (auth has userId, tenantId, isAdmin, isGuest, hasRole('role') and hasEntitlement('id')) at 1",
+    ],
+    [
+      "auth.hasEntitlement",
+      "allowRead",
+      "auth.hasEntitlement needs an entitlement id, as in auth.hasEntitlement('price_pro') at 1",
+    ],
+    [
+      "auth.hasEntitlements && data.done",
+      "allowRead",
+      "unknown auth.hasEntitlements (auth has userId, tenantId, isAdmin, isGuest, hasRole('role') and hasEntitlement('id')) at 1",
+    ],
+    [
+      "auth.hasEntitlements('price_pro')",
+      "allowRead",
+      "auth.hasEntitlements is not a function (auth has hasRole('role') and hasEntitlement('id')) at 21",
+    ],
+    ["auth.hasEntitlement()", "allowRead", "expected a quoted entitlement id at 21"],
+    ["auth.hasEntitlement(1)", "allowRead", "expected a quoted entitlement id at 21"],
+    [
+      "data.title == auth.hasEntitlement('price_pro')",
+      "allowRead",
+      'cannot compare string data.title with auth.hasEntitlement("price_pro") at 12',
+    ],
+    [
+      "auth.hasEntitlement('price_pro') < true",
+      "allowRead",
+      "cannot order bool values with < at 34",
+    ],
     [
       "auth.userId == existing.ownerId",
       "allowInsert",
@@ -178,6 +210,9 @@ describe("compilePolicies", () => {
   it.each([
     "auth.userId == data.ownerId && data.listId != null",
     "data.id == auth.userId || auth.hasRole('admin')",
+    "auth.hasEntitlement('price_pro') && auth.userId == data.ownerId",
+    "data.done == auth.hasEntitlement('prod_team') || !auth.hasEntitlement('price_free')",
+    "exists(List where id == data.listId && archived == auth.hasEntitlement('price_pro'))",
     "exists(Member where listId == data.listId && userId == auth.userId && role == 'editor')",
     "data.rank < data.score || data.rank >= 2.5",
     "data.priority == data.priority && data.title <= 'm'",

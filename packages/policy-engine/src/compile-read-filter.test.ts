@@ -53,6 +53,22 @@ describe("compileReadFilter", () => {
       sql: '"done"',
       parameters: [],
     });
+    const pro = createPolicyAuth({ userId: "u1", entitlements: ["price_pro"] });
+    expect(where("auth.hasEntitlement('price_pro')", pro)).toBe("all");
+    expect(where("auth.hasEntitlement('price_pro')")).toBe("none");
+    expect(where("auth.hasEntitlement('price_pro') && auth.userId == data.ownerId", pro)).toEqual({
+      sql: '"ownerId" = ?',
+      parameters: ["u1"],
+    });
+    expect(where("!auth.hasEntitlement('price_pro') || data.done", pro)).toEqual({
+      sql: '"done"',
+      parameters: [],
+    });
+    // Compared with a bool column, it becomes a test of the column, never a bound boolean.
+    expect(where("data.done == auth.hasEntitlement('price_pro')")).toEqual({
+      sql: 'not "done"',
+      parameters: [],
+    });
     expect(where("null == null")).toBe("all");
     expect(where("data.title == null")).toBe("none");
   });

@@ -7,7 +7,10 @@ import type { PolicyAction } from "./errors.js";
  * `AuthContext` a rule can read (`auth.userId` is null for an anonymous
  * caller). A full `AuthContext` fits as is.
  */
-export type PolicyAuth = Pick<AuthContext, "userId" | "tenantId" | "roles" | "isAdmin" | "isGuest">;
+export type PolicyAuth = Pick<
+  AuthContext,
+  "userId" | "tenantId" | "roles" | "entitlements" | "isAdmin" | "isGuest"
+>;
 
 /** A row as policies see it: field name to value; a missing key reads as null. */
 export type PolicyRow = Readonly<Record<string, unknown>>;
@@ -28,7 +31,10 @@ export interface FieldInfo {
 /** How two values are compared once checked: as text, numbers, booleans or date-times. */
 export type CompareKind = "text" | "number" | "bool" | "datetime";
 
-/** A checked value: a literal, an `auth` member, a role test or a field of `data`/`existing`. */
+/**
+ * A checked value: a literal, an `auth` member, a role or entitlement test or
+ * a field of `data`/`existing`.
+ */
 export type Operand =
   | {
       readonly kind: "literal";
@@ -41,6 +47,7 @@ export type Operand =
       readonly span: Span;
     }
   | { readonly kind: "role"; readonly role: string; readonly span: Span }
+  | { readonly kind: "entitlement"; readonly entitlement: string; readonly span: Span }
   | {
       readonly kind: "field";
       readonly scope: "data" | "existing";

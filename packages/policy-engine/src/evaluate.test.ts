@@ -101,6 +101,20 @@ describe("evaluate: booleans", () => {
     expect(run("auth.hasRole('admin')", {}, u1)).toBe(false);
     expect(run("auth.hasRole('editor') == true && !auth.isAdmin", {}, u1)).toBe(true);
   });
+
+  it("reads hasEntitlement from auth: true only for an id the caller holds", () => {
+    const pro = createPolicyAuth({ userId: "u1", entitlements: ["price_pro", "prod_pro"] });
+    expect(run("auth.hasEntitlement('price_pro')", {}, pro)).toBe(true);
+    expect(run("auth.hasEntitlement('prod_pro')", {}, pro)).toBe(true);
+    expect(run("auth.hasEntitlement('price_team')", {}, pro)).toBe(false);
+    expect(run("auth.hasEntitlement('price_pro')", {}, u1)).toBe(false);
+    expect(run("auth.hasEntitlement('price_pro')", {}, anonymous)).toBe(false);
+    // Entitlements and roles are separate lists.
+    expect(run("auth.hasEntitlement('editor')", {}, u1)).toBe(false);
+    expect(run("auth.hasRole('price_pro')", {}, pro)).toBe(false);
+    expect(run("data.done == auth.hasEntitlement('price_pro')", { done: true }, pro)).toBe(true);
+    expect(run("data.done != auth.hasEntitlement('price_pro')", { done: true }, u1)).toBe(true);
+  });
 });
 
 describe("evaluate: text, numbers and date-times", () => {

@@ -3,6 +3,7 @@ import type { CompiledRule, Condition, Operand, PolicyAuth, PolicyRow } from "./
 import { PolicyError } from "./errors.js";
 import {
   compareResolved,
+  hasEntitlement,
   hasRole,
   type PolicyValue,
   type ResolvedSide,
@@ -74,6 +75,8 @@ export function operandValue(operand: Operand, scope: Scope): PolicyValue {
       return readAuth(scope.auth, operand.name);
     case "role":
       return hasRole(scope.auth, operand.role);
+    case "entitlement":
+      return hasEntitlement(scope.auth, operand.entitlement);
     case "field":
       return readField(operand.scope === "data" ? scope.data : scope.existing, operand.field);
   }

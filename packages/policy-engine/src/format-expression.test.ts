@@ -17,6 +17,8 @@ function strip(expr: Expr): unknown {
       return { kind: expr.kind, scope: expr.scope, name: expr.name };
     case "hasRole":
       return { kind: expr.kind, role: expr.role };
+    case "hasEntitlement":
+      return { kind: expr.kind, entitlement: expr.entitlement };
     case "compare":
       return { kind: expr.kind, op: expr.op, left: strip(expr.left), right: strip(expr.right) };
     case "and":
@@ -48,7 +50,10 @@ const ref: fc.Arbitrary<Expr> = fc
 const hasRole: fc.Arbitrary<Expr> = text.map(
   (role): Expr => ({ kind: "hasRole", role, ...NO_SPAN }),
 );
-const value = fc.oneof(literal, ref, hasRole);
+const hasEntitlement: fc.Arbitrary<Expr> = text.map(
+  (entitlement): Expr => ({ kind: "hasEntitlement", entitlement, ...NO_SPAN }),
+);
+const value = fc.oneof(literal, ref, hasRole, hasEntitlement);
 
 const { expr } = fc.letrec<{ expr: Expr }>((tie) => ({
   expr: fc.oneof(

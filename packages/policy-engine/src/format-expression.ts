@@ -9,6 +9,7 @@ const PRECEDENCE: Readonly<Record<Expr["kind"], number>> = {
   literal: 5,
   ref: 5,
   hasRole: 5,
+  hasEntitlement: 5,
   exists: 5,
 };
 
@@ -39,6 +40,8 @@ export function formatPolicyExpression(expr: Expr): string {
       return `${expr.scope}.${expr.name}`;
     case "hasRole":
       return `auth.hasRole(${JSON.stringify(expr.role)})`;
+    case "hasEntitlement":
+      return `auth.hasEntitlement(${JSON.stringify(expr.entitlement)})`;
     case "compare":
       return `${wrap(expr.left, PRECEDENCE[expr.left.kind] <= 4)} ${expr.op} ${wrap(expr.right, PRECEDENCE[expr.right.kind] <= 4)}`;
     case "not":

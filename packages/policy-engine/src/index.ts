@@ -4,6 +4,7 @@ export type {
   ExistsCondition,
   ExistsExpr,
   Expr,
+  HasEntitlementExpr,
   HasRoleExpr,
   LiteralExpr,
   LogicalExpr,

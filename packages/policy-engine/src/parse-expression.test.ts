@@ -84,6 +84,19 @@ describe("parsePolicyExpression", () => {
     expect(literal("null")).toBe(null);
   });
 
+  it("parses auth.hasEntitlement like auth.hasRole, with its span", () => {
+    const expr = parsePolicyExpression("auth.hasEntitlement('price_pro') && !auth.hasRole('x')");
+    expect(formatPolicyExpression(expr)).toBe(
+      'auth.hasEntitlement("price_pro") && !auth.hasRole("x")',
+    );
+    expect(expr).toMatchObject({
+      operands: [
+        { kind: "hasEntitlement", entitlement: "price_pro", start: 0, end: 32 },
+        { kind: "not", operand: { kind: "hasRole", role: "x" } },
+      ],
+    });
+  });
+
   it("parses exists with several conditions and auth.hasRole", () => {
     const expr = parsePolicyExpression(
       "exists(Member where listId == data.listId && userId == auth.userId) || auth.hasRole('admin')",
@@ -121,6 +134,14 @@ describe("parsePolicyExpression", () => {
     ["data.meta.x == 1", "data.meta has no members at 10"],
     ["data.title('x')", "data.title is not a function at 11"],
     ["auth.hasRole(admin)", "expected a quoted role name at 14"],
+    ["auth.hasEntitlement()", "expected a quoted entitlement id at 21"],
+    ["auth.hasEntitlement(42)", "expected a quoted entitlement id at 21"],
+    ["auth.hasEntitlement(price_pro)", "expected a quoted entitlement id at 21"],
+    ["auth.hasEntitlement('a' 'b')", "expected ')' at 25"],
+    [
+      "auth.hasEntitlements('price_pro')",
+      "auth.hasEntitlements is not a function (auth has hasRole('role') and hasEntitlement('id')) at 21",
+    ],
     ["data.title == 'abc", "expected closing ' at 15"],
     ["data.title == 'a\\qb'", "unknown escape \\q at 17"],
     ["data.title == '\\u12'", "expected 4 hex digits after \\u at 16"],

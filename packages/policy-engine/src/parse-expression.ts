@@ -138,7 +138,7 @@ class Parser {
     return this.parseValue("a value, a condition or '('");
   }
 
-  /** A literal, `auth.*`, `auth.hasRole('r')`, `data.*` or `existing.*`. */
+  /** A literal, `auth.*`, `auth.hasRole('r')`, `auth.hasEntitlement('e')`, `data.*` or `existing.*`. */
   private parseValue(what: string): Expr {
     const token = this.next();
     switch (token.type) {
@@ -170,13 +170,14 @@ class Parser {
     if (name.type !== "ident")
       return parseError(`expected a name after ${scope.text}.`, name.start);
     this.next();
-    if (scope.text === "auth" && name.text === "hasRole" && this.isPunct("(")) {
-      this.next();
-      const role = this.peek();
-      if (role.type !== "string") return parseError("expected a quoted role name", role.start);
-      this.next();
-      const close = this.expect(")");
-      return { kind: "hasRole", role: role.value, start: scope.start, end: close.end };
+    if (scope.text === "auth" && this.isPunct("(")) {
+      if (name.text === "hasRole" || name.text === "hasEntitlement") {
+        return this.parseAuthCall(scope.start, name.text);
+      }
+      parseError(
+        `auth.${name.text} is not a function (auth has hasRole('role') and hasEntitlement('id'))`,
+        this.peek().start,
+      );
     }
     if (this.isPunct("(")) {
       parseError(`${scope.text}.${name.text} is not a function`, this.peek().start);
@@ -186,6 +187,21 @@ class Parser {
     }
     const refScope = scope.text === "auth" ? "auth" : scope.text === "data" ? "data" : "existing";
     return { kind: "ref", scope: refScope, name: name.text, start: scope.start, end: name.end };
+  }
+
+  /** The `('<text>')` of `auth.hasRole` or `auth.hasEntitlement`; `start` is where `auth` starts. */
+  private parseAuthCall(start: number, name: "hasRole" | "hasEntitlement"): Expr {
+    this.next();
+    const arg = this.peek();
+    if (arg.type !== "string") {
+      const what = name === "hasRole" ? "a quoted role name" : "a quoted entitlement id";
+      return parseError(`expected ${what}`, arg.start);
+    }
+    this.next();
+    const { end } = this.expect(")");
+    return name === "hasRole"
+      ? { kind: "hasRole", role: arg.value, start, end }
+      : { kind: "hasEntitlement", entitlement: arg.value, start, end };
   }
 
   private parseExists(): ExistsExpr {

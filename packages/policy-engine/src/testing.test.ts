@@ -95,6 +95,7 @@ describe("policyTester", () => {
       userId: "u1",
       tenantId: null,
       roles: [],
+      entitlements: [],
       isAdmin: false,
       isGuest: false,
     });

@@ -10,8 +10,8 @@ export { type PolicyTables, tableLookup } from "./table-lookup.js";
 
 /**
  * Builds a full auth context from the fields given; the rest are the
- * anonymous caller's (`userId` and `tenantId` null, no roles, not admin,
- * not guest).
+ * anonymous caller's (`userId` and `tenantId` null, no roles, no
+ * entitlements, not admin, not guest).
  *
  * @example
  * createPolicyAuth({ userId: "u1", roles: ["editor"] });
@@ -21,6 +21,7 @@ export function createPolicyAuth(fields: Partial<PolicyAuth> = {}): PolicyAuth {
     userId: fields.userId ?? null,
     tenantId: fields.tenantId ?? null,
     roles: fields.roles ?? [],
+    entitlements: fields.entitlements ?? [],
     isAdmin: fields.isAdmin ?? false,
     isGuest: fields.isGuest ?? false,
   };

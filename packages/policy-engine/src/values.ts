@@ -49,6 +49,11 @@ export function hasRole(auth: PolicyAuth, role: string): boolean {
   return Array.isArray(auth.roles) && auth.roles.includes(role);
 }
 
+/** True when the caller holds the billing entitlement (a price or product id). */
+export function hasEntitlement(auth: PolicyAuth, entitlement: string): boolean {
+  return Array.isArray(auth.entitlements) && auth.entitlements.includes(entitlement);
+}
+
 // UTF-16 code units reordered so that comparing them gives code point order,
 // which is UTF-8 byte order: what SQLite's BINARY and Postgres' "C" collation use.
 function unitRank(unit: number): number {

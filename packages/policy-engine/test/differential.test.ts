@@ -105,6 +105,12 @@ const EDGE_RULES = [
   "exists(Todo where ownerId == data.ownerId && id == data.listId)",
   "exists(Member where listId == data.listId && userId == auth.userId)",
   "!exists(List where id == data.listId && archived == false && tenantId == null)",
+  "auth.hasEntitlement('price_pro') && auth.userId == data.ownerId",
+  "!auth.hasEntitlement('price_pro') && data.done",
+  "data.flag == auth.hasEntitlement('price_pro')",
+  "data.flag != auth.hasEntitlement('price_pro')",
+  "auth.hasEntitlement('x') || auth.hasRole('x')",
+  "exists(List where id == data.listId && archived == auth.hasEntitlement('price_pro'))",
 ];
 
 describe.each(testDatabases())(
@@ -136,6 +142,8 @@ describe.each(testDatabases())(
         createPolicyAuth(),
         createPolicyAuth({ userId: "u1" }),
         createPolicyAuth({ userId: "" }),
+        createPolicyAuth({ userId: "u1", entitlements: ["price_pro"] }),
+        createPolicyAuth({ roles: ["x"], entitlements: ["prod_team"] }),
       ]) {
         await agree(EDGE_DATA, [rule], who);
       }

@@ -121,6 +121,7 @@ export const auth: fc.Arbitrary<PolicyAuth> = fc.record({
   userId: fc.constantFrom(null, "u1", "u2", "", "a"),
   tenantId: fc.constantFrom(null, "t1", "u1"),
   roles: fc.subarray(["x", "admin"]),
+  entitlements: fc.subarray(["price_pro", "prod_team", "x"]),
   isAdmin: fc.boolean(),
   isGuest: fc.boolean(),
 });
@@ -172,6 +173,8 @@ const boolOperand = fc.constantFrom(
   "auth.isAdmin",
   "auth.isGuest",
   "auth.hasRole('x')",
+  "auth.hasEntitlement('price_pro')",
+  "auth.hasEntitlement('prod_team')",
   "true",
   "false",
 );

@@ -14,12 +14,31 @@ describe("AuthContext", () => {
       userId: "u1",
       tenantId: null,
       roles: [],
+      entitlements: [],
       isAdmin: false,
       isGuest: false,
       via: "session",
       sessionId: "s1",
     });
     expect(Object.isFrozen(auth)).toBe(true);
+  });
+
+  it("has no entitlements unless given, for the anonymous, admin and built callers", () => {
+    for (const auth of [anonymousAuth, adminAuth, createAuthContext()]) {
+      expect(auth.entitlements).toEqual([]);
+      expect(Object.isFrozen(auth.entitlements)).toBe(true);
+    }
+    const paid = createAuthContext({ userId: "u1", entitlements: ["price_pro", "prod_pro"] });
+    expect(paid.entitlements).toEqual(["price_pro", "prod_pro"]);
+    expect(authContextSchema.parse(paid)).toStrictEqual(paid);
+  });
+
+  it("refuses a context without entitlements or with a non-string one", () => {
+    const { entitlements: _, ...withoutEntitlements } = anonymousAuth;
+    expect(authContextSchema.safeParse(withoutEntitlements).success).toBe(false);
+    expect(authContextSchema.safeParse({ ...anonymousAuth, entitlements: [1] }).success).toBe(
+      false,
+    );
   });
 
   it("parses with its zod schema, and refuses an unknown `via`", () => {

@@ -23,6 +23,12 @@ export const authContextSchema = z
     tenantId: z.string().min(1).nullable(),
     /** What `auth.hasRole('x')` looks in; empty for API keys and guests. */
     roles: z.array(z.string()).readonly(),
+    /**
+     * The caller's active billing entitlements (price or product ids), filled
+     * by @svc/billing when it is configured; empty otherwise. What
+     * `auth.hasEntitlement('x')` looks in.
+     */
+    entitlements: z.array(z.string()).readonly(),
     /** The admin token: bypasses access rules. */
     isAdmin: z.boolean(),
     /** A guest session: a user id without a verified identity. */
@@ -42,13 +48,14 @@ export const anonymousAuth: AuthContext = Object.freeze({
   userId: null,
   tenantId: null,
   roles: Object.freeze([]) as readonly string[],
+  entitlements: Object.freeze([]) as readonly string[],
   isAdmin: false,
   isGuest: false,
   via: null,
   sessionId: null,
 });
 
-/** The admin token's caller. */
+/** The admin token's caller: no roles and no entitlements (it bypasses policies anyway). */
 export const adminAuth: AuthContext = Object.freeze({
   ...anonymousAuth,
   isAdmin: true,
@@ -57,10 +64,11 @@ export const adminAuth: AuthContext = Object.freeze({
 
 /**
  * Builds a frozen auth context, defaulting every field to the anonymous
- * caller's.
+ * caller's (`roles` and `entitlements` empty).
  *
  * @example
  * const auth = createAuthContext({ userId: "u1", via: "session", sessionId: "s1" });
+ * const paid = createAuthContext({ userId: "u1", entitlements: ["price_pro_monthly"] });
  */
 export function createAuthContext(fields: Partial<AuthContext> = {}): AuthContext {
   return Object.freeze({ ...anonymousAuth, ...fields });
