@@ -22,6 +22,7 @@ import { openSqlite } from "@svc/store/sqlite";
 import { type AppOptions, createApp } from "./app.js";
 import { ConfigError, type ServerConfig } from "./config.js";
 import { readOrCreateDevAdminToken } from "./dev-admin-token.js";
+import { entitledResolver, withEntitlements } from "./entitlements.js";
 import { loadManifestFile } from "./manifest-file.js";
 
 /** A running server. */
@@ -180,15 +181,19 @@ export async function startServer(
       functions: runner,
       authenticate: {
         // The spec's order: admin token, `pk.` API key, JWT, `svc_` session.
+        // With billing configured, every signed-in caller carries its
+        // entitlements (cached per user); without it nothing is looked up.
         resolvers: [
           adminTokenResolver(adminToken),
-          apiKeyResolver(auth),
-          ...auth.jwtResolvers(),
-          sessionResolver(auth),
+          ...[apiKeyResolver(auth), ...auth.jwtResolvers(), sessionResolver(auth)].map((resolve) =>
+            billingOn ? entitledResolver(billing, resolve) : resolve,
+          ),
         ],
         cookie: {
           name: SESSION_COOKIE,
-          resolve: (token) => auth.resolveSession(token),
+          resolve: billingOn
+            ? async (token) => withEntitlements(billing, await auth.resolveSession(token))
+            : (token) => auth.resolveSession(token),
           clear: () => clearedSessionCookie(config.auth.cookie),
         },
       },

@@ -46,6 +46,7 @@ function writeApp(dir: string): string {
           { name: "paymentCustomerId", type: "string", optional: true },
         ],
       },
+      { name: "Report", fields: [{ name: "title", type: "string" }] },
       {
         name: "BillingLog",
         fields: [
@@ -55,7 +56,16 @@ function writeApp(dir: string): string {
         ],
       },
     ],
-    policies: [],
+    policies: [
+      {
+        name: "pro reports",
+        entity: "Report",
+        allowRead: "auth.hasEntitlement('price_pro')",
+        allowInsert: "false",
+        allowUpdate: "false",
+        allowDelete: "false",
+      },
+    ],
   };
   writeFileSync(join(dir, "svc.json"), JSON.stringify(manifest));
   mkdirSync(join(dir, "functions"));
@@ -69,6 +79,10 @@ function writeApp(dir: string): string {
   },
 };
 `,
+  );
+  writeFileSync(
+    join(dir, "functions", "myPlan.mjs"),
+    `export default { type: "query", handler: (ctx) => ({ entitlements: ctx.auth.entitlements }) };\n`,
   );
   return join(dir, "svc.json");
 }
@@ -237,6 +251,37 @@ describe.each(testDatabases())("billing through the server on $name", (database)
     expect(replayed.status).toBe(200);
     const afterReplay = await server.store.systemReader().query("BillingLog", {});
     expect(afterReplay.rows.map((row) => row.replay).sort()).toEqual([false, true]);
+  });
+
+  it("gates policies and functions on the entitlement a subscription event grants", async () => {
+    const session = await registerPassword(server, "ada@example.com");
+    await post(
+      server,
+      "/api/billing/checkout",
+      { priceIds: ["price_pro"] },
+      { token: session.token },
+    );
+    await adminRequest(server, "POST", "/api/entities/Report", { title: "Q3" });
+    const reports = () =>
+      readJSON<unknown[]>(request(server, "GET", "/api/entities/Report", { token: session.token }));
+    const plan = () => readJSON(post(server, "/api/fn/myPlan", {}, { token: session.token }));
+    expect((await reports()).body).toEqual([]);
+    expect((await plan()).body).toEqual({ entitlements: [] });
+    const created = Math.floor(server.clock.now() / 1000);
+    expect((await webhook(subscriptionEvent("evt_pro", "cus_1", "active", created))).status).toBe(
+      200,
+    );
+    expect((await reports()).body).toEqual([expect.objectContaining({ title: "Q3" })]);
+    expect((await plan()).body).toEqual({ entitlements: ["price_pro"] });
+    // The cookie carries the same caller.
+    const viaCookie = await readJSON<unknown[]>(
+      request(server, "GET", "/api/entities/Report", { cookie: session.token }),
+    );
+    expect(viaCookie.body).toHaveLength(1);
+    expect(
+      (await webhook(subscriptionEvent("evt_gone", "cus_1", "canceled", created + 1))).status,
+    ).toBe(200);
+    expect((await reports()).body).toEqual([]);
   });
 
   it("refuses a bad signature with 400 WEBHOOK_INVALID and records nothing", async () => {
