@@ -104,9 +104,12 @@ export function createApp(options: AppOptions): App {
   registerOperationalRoutes(app, { store: options.store, metrics, now, startedAt });
   if (options.devMode && options.inMemory) {
     const auth = options.auth?.core;
+    const { oauth, billing } = options;
     registerTestResetRoute(app, [
       () => options.store.truncateAll(),
       ...(auth === undefined ? [] : [() => auth.reset()]),
+      ...(oauth === undefined ? [] : [() => oauth.states.clear()]),
+      ...(billing === undefined ? [] : [() => billing.core.reset()]),
     ]);
   }
   if (options.agent !== undefined) registerAgentRoutes(app, options.agent);

@@ -96,6 +96,8 @@ export interface Billing {
    * `AuthContext.entitlements` for policies and functions.
    */
   entitlementIds(userId: string): Promise<readonly string[]>;
+  /** Empties billing's tables and cache (a dev-mode test reset). */
+  reset(): Promise<void>;
 }
 
 function logToConsole(message: string, error: unknown): void {
@@ -178,6 +180,11 @@ export function createBilling(options: BillingOptions): Billing {
     replayEvent: (eventId) => replayRecordedEvent(webhookDeps, eventId),
     entitlementsFor,
     subscriptionFor: (customerId) => readCustomerSubscription(db, customerId, activeStatuses),
+    async reset() {
+      await db.deleteFrom("svc_billing_subscriptions").execute();
+      await db.deleteFrom("svc_billing_events").execute();
+      cache.clear();
+    },
     entitlementIds: (userId) =>
       cache.get(userId, async () => {
         const { subscriptions } = await entitlementsFor(userId);

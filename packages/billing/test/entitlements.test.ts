@@ -102,6 +102,18 @@ describe.each(testDatabases())("entitlements on $name", (database) => {
     expect(await f.billing.entitlementIds(userId)).toEqual([]);
   });
 
+  it("reset empties the ledger, the subscriptions and the cache", async () => {
+    const f = fixture();
+    const { userId, customer } = await customerUser(f);
+    await f.deliver(
+      subscriptionEvent({ id: "evt_r", created: f.seconds(), customer, status: "active" }),
+    );
+    expect(await f.billing.entitlementIds(userId)).toEqual(["price_pro"]);
+    await f.billing.reset();
+    expect(await f.billing.entitlementIds(userId)).toEqual([]);
+    expect(await f.tables.selectFrom("svc_billing_events").selectAll().execute()).toEqual([]);
+  });
+
   it("never lets an older event overwrite a newer state", async () => {
     const f = fixture();
     const { userId, customer } = await customerUser(f);

@@ -54,6 +54,8 @@ export interface StateStore {
    * expired, or was started for another `provider` than the one given.
    */
   consume(state: string, provider?: string): Promise<SavedState>;
+  /** Drops every outstanding handshake (a dev-mode test reset). */
+  clear(): Promise<void>;
 }
 
 /** Fresh random state, PKCE verifier and nonce (arctic's generators, 32 random bytes each). */
@@ -105,6 +107,9 @@ export function createStateStore(options: StateStoreOptions): StateStore {
           expires_at: at + ttl,
         })
         .execute();
+    },
+    async clear() {
+      await db.deleteFrom("svc_oauth_state").execute();
     },
     async consume(state, provider) {
       if (typeof state !== "string" || state === "") throw new OAuthError("INVALID_STATE");

@@ -93,6 +93,16 @@ describe.each(testDatabases())("state store on $name", (database) => {
     expect(await states.consume(values.state)).toMatchObject({ callback: null, response: "token" });
   });
 
+  it("clear drops every outstanding handshake", async () => {
+    const states = await boot();
+    const first = await saveOne(states);
+    const second = await saveOne(states);
+    await states.clear();
+    for (const values of [first, second]) {
+      await expect(states.consume(values.state)).rejects.toMatchObject({ code: "INVALID_STATE" });
+    }
+  });
+
   it("refuses unknown and empty states", async () => {
     const states = await boot();
     await saveOne(states);
