@@ -141,8 +141,8 @@ export async function startServer(
     });
     // The OAuth state lives in the application database (never the
     // in-memory session store), so a handshake survives a restart.
-    const billingOn =
-      config.billing.apiKey !== undefined || config.billing.webhookSecret !== undefined;
+    // Without an API key every billing route answers 501 and nobody has entitlements.
+    const billingOn = config.billing.apiKey !== undefined;
     // A configured processor needs somewhere to keep the customer id.
     if (billingOn) checkBillingUser(manifest);
     let dispatchBillingEvent: ((event: BillingEvent, replay: boolean) => Promise<void>) | undefined;
@@ -153,6 +153,7 @@ export async function startServer(
       apiKey: config.billing.apiKey,
       webhookSecret: config.billing.webhookSecret,
       apiBase: config.billing.apiBase,
+      allowedPrices: config.billing.allowedPrices,
       publicURL: config.publicURL,
       trustedOrigins: corsOrigins,
       ...(options.now !== undefined && { now: options.now }),

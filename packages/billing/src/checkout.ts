@@ -61,14 +61,25 @@ function modeOf(value: unknown): "subscription" | "payment" {
  * A body that is not an object reads as `{}`; unknown fields (a customer
  * id, say) are ignored. Relative redirect paths resolve against `baseURL`;
  * an absolute one must be on `trustedOrigins` (or `baseURL`'s origin), else
- * 400 `INVALID_REDIRECT` (auth-core's `resolveRedirect`).
+ * 400 `INVALID_REDIRECT` (auth-core's `resolveRedirect`). With
+ * `allowedPrices`, any other price is 400 `PRICE_NOT_ALLOWED`, before the
+ * processor is asked.
  */
 export function parseCheckoutRequest(
   body: unknown,
-  options: { baseURL: string; trustedOrigins: readonly string[] },
+  options: {
+    baseURL: string;
+    trustedOrigins: readonly string[];
+    /** When given, every price must be one of these (else 400 `PRICE_NOT_ALLOWED`). */
+    allowedPrices?: readonly string[] | undefined;
+  },
 ): CheckoutRequest {
   const fields = isRecord(body) ? body : {};
   const priceIds = priceIdsOf(fields.priceIds);
+  const allowed = options.allowedPrices;
+  if (allowed !== undefined && priceIds.some((price) => !allowed.includes(price))) {
+    throw new BillingError("PRICE_NOT_ALLOWED");
+  }
   const mode = modeOf(fields.mode);
   const redirect = (value: unknown, fallback: string): string =>
     resolveRedirect(value === undefined || value === null ? fallback : value, options);

@@ -19,6 +19,7 @@ describe("parseBillingConfig", () => {
       apiKey: undefined,
       webhookSecret: undefined,
       apiBase: DEFAULT_PAYMENT_API_BASE,
+      allowedPrices: undefined,
     });
     expect(
       parseBillingConfig({
@@ -26,7 +27,12 @@ describe("parseBillingConfig", () => {
         SVC_PAYMENT_WEBHOOK_SECRET: "",
         SVC_PAYMENT_API_BASE: "",
       }),
-    ).toEqual({ apiKey: undefined, webhookSecret: undefined, apiBase: "https://api.stripe.com" });
+    ).toEqual({
+      apiKey: undefined,
+      webhookSecret: undefined,
+      apiBase: "https://api.stripe.com",
+      allowedPrices: undefined,
+    });
   });
 
   it("reads the key, the secret and a local API base", () => {
@@ -40,10 +46,21 @@ describe("parseBillingConfig", () => {
       apiKey: "sk_test_123",
       webhookSecret: "whsec_abc",
       apiBase: "http://127.0.0.1:12111",
+      allowedPrices: undefined,
     });
     expect(
       parseBillingConfig({ SVC_PAYMENT_API_BASE: "https://proxy.example/stripe//" }).apiBase,
     ).toBe("https://proxy.example/stripe");
+  });
+
+  it("reads the allowed prices, and names SVC_PAYMENT_PRICES for a malformed one", () => {
+    expect(
+      parseBillingConfig({ SVC_PAYMENT_PRICES: " price_pro, price_team  price_x " }).allowedPrices,
+    ).toEqual(["price_pro", "price_team", "price_x"]);
+    expect(parseBillingConfig({ SVC_PAYMENT_PRICES: "  " }).allowedPrices).toBeUndefined();
+    expect(
+      configError(() => parseBillingConfig({ SVC_PAYMENT_PRICES: "price_pro,p;drop" })).variable,
+    ).toBe("SVC_PAYMENT_PRICES");
   });
 
   it.each([

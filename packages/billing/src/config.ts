@@ -11,6 +11,11 @@ export interface BillingConfig {
   readonly webhookSecret: string | undefined;
   /** `SVC_PAYMENT_API_BASE`: the processor's API address without a trailing slash. */
   readonly apiBase: string;
+  /**
+   * `SVC_PAYMENT_PRICES`: the price ids a checkout may sell (comma- or
+   * space-separated); unset allows any price of the processor account.
+   */
+  readonly allowedPrices: readonly string[] | undefined;
 }
 
 /** An unset or empty variable is undefined; a value with whitespace is refused (it breaks headers). */
@@ -49,12 +54,25 @@ export function normalizeApiBase(value: string | undefined): string {
   return url.toString().replace(/\/+$/, "");
 }
 
+const PRICE_ID = /^[A-Za-z0-9_-]{1,255}$/;
+
+function pricesOf(value: string | undefined): readonly string[] | undefined {
+  if (value === undefined || value.trim() === "") return undefined;
+  const prices = value.split(/[\s,]+/).filter((price) => price !== "");
+  const bad = prices.find((price) => !PRICE_ID.test(price));
+  if (bad !== undefined) {
+    throw new ConfigError("SVC_PAYMENT_PRICES", `holds "${bad}", which is not a price id`);
+  }
+  return prices;
+}
+
 /**
  * Reads billing's variables. Unset (or empty) `SVC_PAYMENT_API_KEY` and
  * `SVC_PAYMENT_WEBHOOK_SECRET` are allowed: the checkout and webhook routes
  * then answer 501. `SVC_PAYMENT_API_BASE` (an svc addition, default
  * `https://api.stripe.com`) points the processor calls elsewhere, e.g. at a
- * local fake in tests. Throws a `ConfigError` naming the variable for a
+ * local fake in tests; `SVC_PAYMENT_PRICES` (an svc addition) limits what a
+ * checkout may sell. Throws a `ConfigError` naming the variable for a
  * malformed value.
  *
  * @example
@@ -68,5 +86,6 @@ export function parseBillingConfig(
     apiKey: secretOf(env, "SVC_PAYMENT_API_KEY"),
     webhookSecret: secretOf(env, "SVC_PAYMENT_WEBHOOK_SECRET"),
     apiBase: normalizeApiBase(env.SVC_PAYMENT_API_BASE),
+    allowedPrices: pricesOf(env.SVC_PAYMENT_PRICES),
   };
 }

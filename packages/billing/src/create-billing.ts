@@ -1,9 +1,9 @@
-import { type AuthContext, findEntity } from "@svc/schema";
+import type { AuthContext } from "@svc/schema";
 import type { EntityTables, PackageMigrations, Store, StoreDialect } from "@svc/store";
 import type { Kysely } from "kysely";
 import { type CheckoutResult, parseCheckoutRequest, requireBillingCaller } from "./checkout.js";
 import { normalizeApiBase } from "./config.js";
-import { customerIdOf, ensureCustomer } from "./customers.js";
+import { customerOfUser, ensureCustomer } from "./customers.js";
 import { EntitlementCache } from "./entitlement-cache.js";
 import { BillingError } from "./errors.js";
 import { KeyedMutex } from "./keyed-mutex.js";
@@ -16,7 +16,7 @@ import {
   readEntitlements,
 } from "./subscriptions.js";
 import { type BillingTables, billingMigrations } from "./tables.js";
-import { CUSTOMER_FIELD, checkBillingUser } from "./user-check.js";
+import { checkBillingUser } from "./user-check.js";
 import {
   type BillingEventHook,
   type ReplayResult,
@@ -39,6 +39,8 @@ export interface BillingOptions {
   readonly webhookSecret?: string | undefined;
   /** `SVC_PAYMENT_API_BASE`; default `https://api.stripe.com`. */
   readonly apiBase?: string | undefined;
+  /** `SVC_PAYMENT_PRICES`: the only price ids a checkout may sell; default any. */
+  readonly allowedPrices?: readonly string[] | undefined;
   /** `SVC_PUBLIC_URL`: relative redirect paths resolve against it; default the `baseURL` of each call. */
   readonly publicURL?: string | undefined;
   /** Origins an absolute success or cancel address may be on (the manifest's `auth.trustedOrigins`). */
@@ -138,8 +140,6 @@ export function createBilling(options: BillingOptions): Billing {
         });
   const mutex = new KeyedMutex();
   const cache = new EntitlementCache({ ttlMs: options.entitlementCacheMs ?? 10_000, now });
-  const user = findEntity(options.store.manifest, "User");
-  const storesCustomer = user?.fields.some((field) => field.name === CUSTOMER_FIELD) === true;
   const webhookDeps: WebhookDeps = {
     store: options.store,
     db,
@@ -150,10 +150,12 @@ export function createBilling(options: BillingOptions): Billing {
     logError,
     onSubscriptionChange: () => cache.clear(),
   };
-  const entitlementsFor = async (userId: string): Promise<Entitlements> => {
-    const row = storesCustomer ? await options.store.systemReader().get("User", userId) : null;
-    return readEntitlements(db, { userId, customerId: customerIdOf(row), activeStatuses });
-  };
+  const entitlementsFor = async (userId: string): Promise<Entitlements> =>
+    readEntitlements(db, {
+      userId,
+      customerId: await customerOfUser(options.db, userId),
+      activeStatuses,
+    });
 
   return {
     migrations: [billingMigrations()],
@@ -165,9 +167,13 @@ export function createBilling(options: BillingOptions): Billing {
       const request = parseCheckoutRequest(body, {
         baseURL: options.publicURL ?? baseURL,
         trustedOrigins: options.trustedOrigins,
+        allowedPrices: options.allowedPrices,
       });
       try {
-        const customerId = await ensureCustomer({ store: options.store, processor, mutex }, userId);
+        const customerId = await ensureCustomer(
+          { store: options.store, db: options.db, processor, mutex, now },
+          userId,
+        );
         return await processor.createCheckoutSession({ ...request, customerId, userId });
       } catch (error) {
         if (error instanceof BillingError && error.code === "PAYMENT_FAILED") {
@@ -183,6 +189,7 @@ export function createBilling(options: BillingOptions): Billing {
     async reset() {
       await db.deleteFrom("svc_billing_subscriptions").execute();
       await db.deleteFrom("svc_billing_events").execute();
+      await db.deleteFrom("svc_billing_customers").execute();
       cache.clear();
     },
     entitlementIds: (userId) =>

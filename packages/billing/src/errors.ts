@@ -18,6 +18,10 @@ export const billingErrorCodes = {
     message: "priceIds must be a non-empty array of price id strings.",
   },
   TOO_MANY_PRICES: { status: 400, message: "A checkout takes at most 20 price ids." },
+  PRICE_NOT_ALLOWED: {
+    status: 400,
+    message: "A price id is not one this application sells (SVC_PAYMENT_PRICES).",
+  },
   INVALID_MODE: { status: 400, message: "mode must be subscription or payment." },
   PAYMENT_NOT_CONFIGURED: {
     status: 501,

@@ -49,15 +49,29 @@ export interface BillingSubscriptionsTable {
   updated_at: number;
 }
 
+/**
+ * Which processor customer belongs to which user: billing's own record,
+ * written when the customer is created. `User.paymentCustomerId` mirrors it
+ * for the application to read, but an application may let users edit their
+ * `User` row, so attribution never trusts that field.
+ */
+export interface BillingCustomersTable {
+  user_id: string;
+  customer_id: string;
+  /** Unix ms. */
+  created_at: number;
+}
+
 /** The tables @svc/billing reads and writes, for a typed kysely instance. */
 export interface BillingTables {
   svc_billing_events: BillingEventsTable;
   svc_billing_subscriptions: BillingSubscriptionsTable;
+  svc_billing_customers: BillingCustomersTable;
 }
 
 /**
  * Billing's table plan, for `store.migrate({ packages: [billingMigrations()] })`
- * (or `billing.migrations`). Both tables live in the application database.
+ * (or `billing.migrations`). The tables live in the application database.
  */
 export function billingMigrations(): PackageMigrations {
   return {
@@ -103,6 +117,12 @@ export function billingMigrations(): PackageMigrations {
             .createIndex("svc_billing_subscriptions_user_id")
             .on("svc_billing_subscriptions")
             .column("user_id")
+            .execute();
+          await db.schema
+            .createTable("svc_billing_customers")
+            .addColumn("user_id", "text", (col) => col.primaryKey())
+            .addColumn("customer_id", "text", (col) => col.notNull().unique())
+            .addColumn("created_at", "bigint", (col) => col.notNull())
             .execute();
         },
       },

@@ -1,5 +1,6 @@
-import { adminAuth, type EntityReader, type Store } from "@svc/store";
+import { adminAuth, type Store } from "@svc/store";
 import type { Kysely } from "kysely";
+import { userOfCustomer } from "./customers.js";
 import { BillingError } from "./errors.js";
 import { type BillingEvent, billingEventSchema, parseEvent } from "./event.js";
 import { findEvent, hookErrorText, markHookResult, recordEvent } from "./ledger.js";
@@ -7,7 +8,6 @@ import { verifyWebhookSignature } from "./signature.js";
 import { subscriptionFromEvent } from "./subscription-event.js";
 import { applySubscription } from "./subscriptions.js";
 import type { BillingTables } from "./tables.js";
-import { CUSTOMER_FIELD } from "./user-check.js";
 
 /**
  * Runs for each newly recorded event, after it (and the entitlement change
@@ -42,12 +42,6 @@ export interface WebhookDeps {
   readonly logError: (message: string, error: unknown) => void;
   /** Called after an event changed a subscription (entitlement caches drop their copies). */
   readonly onSubscriptionChange?: () => void;
-}
-
-/** The user whose `paymentCustomerId` is `customerId`, or null. */
-async function userForCustomer(reader: EntityReader, customerId: string): Promise<string | null> {
-  const page = await reader.query("User", { where: { [CUSTOMER_FIELD]: customerId }, limit: 1 });
-  return page.rows[0]?.id ?? null;
 }
 
 async function runHook(
@@ -121,7 +115,8 @@ export async function receiveWebhook(
     if (update !== null) {
       await applySubscription(db, {
         update,
-        userId: await userForCustomer(tx.entities, update.customerId),
+        // Billing's own record, never the user-editable User field.
+        userId: await userOfCustomer(tx.db, update.customerId),
         eventId: event.id,
         eventCreated: event.created,
         now: receivedAt,

@@ -94,6 +94,19 @@ describe.each(testDatabases())("checkout errors on $name", (database) => {
     expect(f.fake.requestsTo("/v1/checkout/sessions")[0]?.form.get("mode")).toBe("subscription");
   });
 
+  it("with allowed prices, refuses any other price before asking the processor", async () => {
+    const f = fixture();
+    const limited = f.billingWith({ allowedPrices: ["price_pro", "price_team"] });
+    const auth = sessionAuth((await f.insertUser({ email: "ada@example.com" })).id);
+    await expectBillingError(
+      limited.checkout(auth, { priceIds: ["price_pro", "price_internal_free"] }, PUBLIC_URL),
+      "PRICE_NOT_ALLOWED",
+    );
+    expect(f.fake.requests).toHaveLength(0);
+    await limited.checkout(auth, { priceIds: ["price_team"] }, PUBLIC_URL);
+    expect(f.fake.requestsTo("/v1/checkout/sessions")).toHaveLength(1);
+  });
+
   it.each<[string, { successUrl?: unknown; cancelUrl?: unknown }, string, string]>([
     ["defaults", {}, `${PUBLIC_URL}/billing/success`, `${PUBLIC_URL}/billing/cancel`],
     [

@@ -1,3 +1,4 @@
+import { adminAuth } from "@svc/store";
 import { testDatabases } from "@svc/tooling/databases";
 import { describe, expect, it } from "vitest";
 import { PUBLIC_URL, sessionAuth, subscriptionEvent, useBillingFixture } from "./fixture.js";
@@ -112,6 +113,28 @@ describe.each(testDatabases())("entitlements on $name", (database) => {
     await f.billing.reset();
     expect(await f.billing.entitlementIds(userId)).toEqual([]);
     expect(await f.tables.selectFrom("svc_billing_events").selectAll().execute()).toEqual([]);
+  });
+
+  it("a user who writes another's customer id on their own User row gains nothing", async () => {
+    const f = fixture();
+    const { customer } = await customerUser(f);
+    await f.deliver(
+      subscriptionEvent({ id: "evt_victim", created: f.seconds(), customer, status: "active" }),
+    );
+    const mallory = await f.insertUser({ email: "mallory@example.com" });
+    // An app that lets users edit their own User row lets this through.
+    await f.store.transaction(adminAuth, (tx) =>
+      tx.update("User", mallory.id, { paymentCustomerId: customer }),
+    );
+    expect(await f.billing.entitlementsFor(mallory.id)).toEqual({
+      active: false,
+      subscriptions: [],
+    });
+    expect(await f.billing.entitlementIds(mallory.id)).toEqual([]);
+    // Her checkout gets a customer of her own, not the victim's saved card.
+    await f.billing.checkout(sessionAuth(mallory.id), { priceIds: ["price_pro"] }, PUBLIC_URL);
+    const sessions = f.fake.requests.filter((req) => req.path === "/v1/checkout/sessions");
+    expect(new URLSearchParams(sessions.at(-1)?.body).get("customer")).not.toBe(customer);
   });
 
   it("never lets an older event overwrite a newer state", async () => {

@@ -24,7 +24,7 @@ export const authContextSchema = z
     /** What `auth.hasRole('x')` looks in; empty for API keys and guests. */
     roles: z.array(z.string()).readonly(),
     /**
-     * The caller's active billing entitlements (price or product ids), filled
+     * The caller's active billing entitlements (the price ids of their active or trialing subscriptions), filled
      * by @svc/billing when it is configured; empty otherwise. What
      * `auth.hasEntitlement('x')` looks in.
      */
