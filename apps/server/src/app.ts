@@ -9,6 +9,8 @@ import type { Billing } from "@svc/billing";
 import { createBillingRouter } from "@svc/billing/express";
 import { createOAuthRouter, type OAuthRouterOptions } from "@svc/oauth-providers/express";
 import type { Store } from "@svc/store";
+import type { Sync } from "@svc/sync";
+import { createSyncRouter } from "@svc/sync/express";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { ServerError, toErrorResponse } from "./errors.js";
 import { type AgentRoutesOptions, registerAgentRoutes } from "./http/agent-routes.js";
@@ -32,6 +34,12 @@ export interface AppOptions {
   oauth?: OAuthRouterOptions;
   /** The billing routes (checkout, webhook, entitlements, replay); left out when undefined. */
   billing?: { core: Billing; publicURL?: string | undefined };
+  /**
+   * The sync routes (`GET /api/sync/pull`); left out when undefined. Its log
+   * must be the store's change bus (the dev reset route's `truncateAll`
+   * then voids it too).
+   */
+  sync?: Sync;
   devMode: boolean;
   /** Origins allowed by CORS outside dev mode. */
   corsOrigins: readonly string[];
@@ -101,6 +109,7 @@ export function createApp(options: AppOptions): App {
       }),
     );
   }
+  if (options.sync !== undefined) app.use(createSyncRouter(options.sync));
   registerOperationalRoutes(app, { store: options.store, metrics, now, startedAt });
   if (options.devMode && options.inMemory) {
     const auth = options.auth?.core;

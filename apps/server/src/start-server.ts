@@ -19,6 +19,7 @@ import type { Manifest } from "@svc/schema";
 import { createStore, type Store } from "@svc/store";
 import { openPostgres } from "@svc/store/pg";
 import { openSqlite } from "@svc/store/sqlite";
+import { createChangeLog, createSync, startPruning, syncMigrations } from "@svc/sync";
 import { type AppOptions, createApp } from "./app.js";
 import { ConfigError, type ServerConfig } from "./config.js";
 import { readOrCreateDevAdminToken } from "./dev-admin-token.js";
@@ -115,10 +116,23 @@ export async function startServer(
   const adminToken = config.adminToken ?? (await readOrCreateDevAdminToken(devTokenFile));
 
   const database = await openDatabase(config, manifestDir);
+  // The durable change log is the store's change bus: every write records
+  // its entries in its own transaction, and `/api/sync/pull` reads them.
+  const changeLog = createChangeLog({
+    db: database.db,
+    dialect: database.dialect,
+    ...(options.now !== undefined && { now: options.now }),
+  });
   let store: Store;
+  let stopPruning = (): void => undefined;
   try {
     // Compiles the policies too: a bad one stops the boot here.
-    store = createStore({ db: database.db, dialect: database.dialect, manifest });
+    store = createStore({
+      db: database.db,
+      dialect: database.dialect,
+      manifest,
+      changeBus: changeLog,
+    });
   } catch (error) {
     await database.close();
     throw error;
@@ -162,7 +176,16 @@ export async function startServer(
       logError: (message, error) => console.error(`svc: billing: ${message}:`, error),
     });
     await store.migrate({
-      packages: [...auth.migrations, oauthStateMigrations(), ...billing.migrations],
+      packages: [
+        ...auth.migrations,
+        oauthStateMigrations(),
+        ...billing.migrations,
+        syncMigrations(),
+      ],
+    });
+    const sync = createSync({ store, log: changeLog });
+    stopPruning = startPruning(changeLog, {
+      onError: (error) => console.error("svc: sync: pruning the change log failed:", error),
     });
     await discoverProviders(config.oauth);
     const functions = await loadFunctions(resolve(manifestDir, manifest.functions));
@@ -220,6 +243,7 @@ export async function startServer(
         }),
       },
       billing: { core: billing, publicURL: config.publicURL },
+      sync,
       auth: {
         core: auth,
         router: {
@@ -275,11 +299,13 @@ export async function startServer(
         const timer = setTimeout(() => server.closeAllConnections(), drainMs);
         await closed;
         clearTimeout(timer);
+        stopPruning();
         await auth.close();
         await store.close();
       },
     };
   } catch (error) {
+    stopPruning();
     await store.close();
     throw error;
   }

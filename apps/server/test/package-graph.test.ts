@@ -15,8 +15,10 @@ const allowed: Readonly<Record<string, readonly string[]>> = {
   "@svc/auth-core": ["@svc/schema", "@svc/store"],
   "@svc/oauth-providers": ["@svc/schema", "@svc/store", "@svc/auth-core"],
   "@svc/billing": ["@svc/schema", "@svc/store", "@svc/auth-core"],
+  "@svc/sync": ["@svc/schema", "@svc/policy-engine", "@svc/store", "@svc/auth-core"],
   "@svc/agent-docs": [],
   "@svc/mcp-server": [],
+  "@svc/client": [],
   "create-svc": [],
   "@svc/server": [
     "@svc/schema",
@@ -26,6 +28,7 @@ const allowed: Readonly<Record<string, readonly string[]>> = {
     "@svc/auth-core",
     "@svc/oauth-providers",
     "@svc/billing",
+    "@svc/sync",
     "@svc/agent-docs",
     "@svc/mcp-server",
   ],

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { type AuthContext, adminAuth, type Manifest, planTables } from "@svc/schema";
 import { type Kysely, sql } from "kysely";
 import { createAccessControl } from "./access.js";
+import { type ChangeBus, createMemoryChangeBus } from "./change-bus.js";
 import type { EntityTables, StoreDialect } from "./database.js";
 import { databaseError } from "./driver-errors.js";
 import { buildEntityModels } from "./entity-model.js";
@@ -12,7 +13,6 @@ import { authorize, findModel, type OperationContext, selectPage, selectRow } fr
 import type {
   BeforeDeleteHook,
   ChangeEvent,
-  ChangeListener,
   EntityReader,
   EntityWriter,
   FrameworkTransaction,
@@ -31,13 +31,43 @@ export interface CreateStoreOptions {
   readonly clock?: () => Date;
   /**
    * Called when a change listener throws; the write has committed and the
-   * caller is not affected. Default: logs to `console.error`.
+   * caller is not affected. Default: logs to `console.error`. Used by the
+   * default bus only (a given `changeBus` reports its own listeners' errors).
    */
   readonly onListenerError?: (error: unknown) => void;
+  /**
+   * Where committed changes go (`onChange` subscribes to it). Default: the
+   * in-process bus, `createMemoryChangeBus({ onListenerError })`. @svc/sync's
+   * change log is the durable one: it records inside each write's transaction.
+   */
+  readonly changeBus?: ChangeBus;
 }
 
-function reportListenerError(error: unknown): void {
-  console.error("[@svc/store] a change listener threw", error);
+/**
+ * Deletes every entity row and, in the same transaction, lets a durable bus
+ * void its log (`recordReset`).
+ */
+async function truncateTables(
+  db: Kysely<EntityTables>,
+  dialect: StoreDialect,
+  manifest: Manifest,
+  bus: ChangeBus,
+): Promise<void> {
+  const tables = manifest.entities.map((entity) => entity.name);
+  const recordReset = bus.recordReset?.bind(bus);
+  if (tables.length === 0 && recordReset === undefined) return;
+  await db.transaction().execute(async (trx) => {
+    if (tables.length > 0) {
+      if (dialect === "postgres") {
+        await sql`truncate table ${sql.join(tables.map((table) => sql.table(table)))}`.execute(trx);
+      } else {
+        // References between the tables are checked at commit, when all rows are gone.
+        await sql`pragma defer_foreign_keys = on`.execute(trx);
+        for (const table of tables) await trx.deleteFrom(table).execute();
+      }
+    }
+    if (recordReset !== undefined) await recordReset(trx);
+  });
 }
 
 /** Runs `fn`, turning unexpected (driver) errors into `DATABASE_ERROR`. */
@@ -125,11 +155,14 @@ function createWriter(ctx: WriteContext, isOpen: () => boolean): EntityWriter {
 export function createStore(options: CreateStoreOptions): Store {
   const { db, dialect, manifest } = options;
   const clock = options.clock ?? (() => new Date());
-  const onListenerError = options.onListenerError ?? reportListenerError;
+  const bus =
+    options.changeBus ??
+    createMemoryChangeBus(
+      options.onListenerError === undefined ? {} : { onListenerError: options.onListenerError },
+    );
   const plan = planTables(manifest);
   const models = buildEntityModels(manifest, plan, dialect);
   const access = createAccessControl(manifest);
-  const listeners = new Set<ChangeListener>();
   const deleteHooks = new Map<string, BeforeDeleteHook[]>();
   const now = (): string => clock().toISOString();
   // Marks code running inside one of this store's transactions. On SQLite the
@@ -140,26 +173,13 @@ export function createStore(options: CreateStoreOptions): Store {
     if (insideTransaction.getStore()?.open === true) throw new StoreError("NESTED_TRANSACTION");
   };
 
-  const emit = (events: readonly ChangeEvent[]): void => {
-    for (const listener of [...listeners]) {
-      try {
-        listener(events);
-      } catch (error) {
-        try {
-          onListenerError(error);
-        } catch {
-          // A failing error reporter must not fail the committed write either.
-        }
-      }
-    }
-  };
-
   async function runTransaction<T>(
     auth: AuthContext,
     work: (tx: FrameworkTransaction) => Promise<T>,
   ): Promise<T> {
     assertNotNested();
     const events: ChangeEvent[] = [];
+    const record = bus.record?.bind(bus);
     const state: { open: boolean; db?: Kysely<EntityTables> } = { open: true };
     const thrown: { byWork?: unknown } = {};
     let result: T;
@@ -182,14 +202,22 @@ export function createStore(options: CreateStoreOptions): Store {
             systemWriter: () => createWriter(contextFor(adminAuth), isOpen),
           });
           const ctx = contextFor(auth);
+          let value: T;
           try {
-            return await work({ entities: createWriter(ctx, isOpen), db: trx });
+            value = await work({ entities: createWriter(ctx, isOpen), db: trx });
           } catch (error) {
             thrown.byWork = error;
             throw error;
           } finally {
             state.open = false;
           }
+          // The outbox: a durable bus records in this transaction, so the
+          // log holds exactly the committed writes.
+          if (record !== undefined && events.length > 0) {
+            Object.freeze(events);
+            await record(trx, events);
+          }
+          return value;
         }),
       );
     } catch (error) {
@@ -197,7 +225,7 @@ export function createStore(options: CreateStoreOptions): Store {
       if ("byWork" in thrown && thrown.byWork === error) throw error;
       throw databaseError(error);
     }
-    if (events.length > 0) emit(Object.freeze(events));
+    if (events.length > 0) bus.publish(Object.freeze(events));
     return result;
   }
 
@@ -240,32 +268,15 @@ export function createStore(options: CreateStoreOptions): Store {
         );
       };
     },
-    onChange(listener: ChangeListener): () => void {
-      listeners.add(listener);
-      return () => {
-        listeners.delete(listener);
-      };
-    },
+    onChange: (listener) => bus.subscribe(listener),
     ping: () =>
       guarded(async () => {
         await sql`select 1`.execute(db);
       }),
-    truncateAll: () =>
-      guarded(async () => {
-        const tables = manifest.entities.map((entity) => entity.name);
-        if (tables.length === 0) return;
-        if (dialect === "postgres") {
-          await sql`truncate table ${sql.join(tables.map((table) => sql.table(table)))}`.execute(
-            db,
-          );
-          return;
-        }
-        await db.transaction().execute(async (trx) => {
-          // References between the tables are checked at commit, when all rows are gone.
-          await sql`pragma defer_foreign_keys = on`.execute(trx);
-          for (const table of tables) await trx.deleteFrom(table).execute();
-        });
-      }),
+    truncateAll: async () => {
+      await guarded(() => truncateTables(db, dialect, manifest, bus));
+      bus.publishReset?.();
+    },
     close: () => db.destroy(),
   };
 }

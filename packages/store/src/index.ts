@@ -6,6 +6,12 @@ export {
   createAuthContext,
 } from "@svc/schema";
 export type { AccessDecision, AccessOperation } from "./access.js";
+export {
+  type ChangeBus,
+  createMemoryChangeBus,
+  type MemoryChangeBusOptions,
+  notifyListeners,
+} from "./change-bus.js";
 export { type CreateStoreOptions, createStore } from "./create-store.js";
 export type { EntityTables, StoreDatabase, StoreDialect } from "./database.js";
 export { isUniqueViolation } from "./driver-errors.js";

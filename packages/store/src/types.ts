@@ -63,7 +63,9 @@ export interface ChangeEvent {
  * Receives each committed transaction's events as one batch, in write order.
  * A listener that throws does not affect the writer (see `onListenerError`).
  */
-export type ChangeListener = (events: readonly ChangeEvent[]) => void;
+export type ChangeListener<TEvent extends ChangeEvent = ChangeEvent> = (
+  events: readonly TEvent[],
+) => void;
 
 /** The outcome of bringing the database up to the manifest. */
 export interface MigrationReport {

@@ -1,0 +1,111 @@
+import { type ApiKeysClient, createApiKeysClient } from "./api-keys.js";
+import { type AuthClient, createAuthClient } from "./auth.js";
+import { type BillingClient, createBillingClient } from "./billing.js";
+import { createEntityCollection, type EntityCollection } from "./entities.js";
+import { createMemoryStorage, type TokenStorage } from "./storage.js";
+import { type AuthChangeListener, TokenState } from "./token-state.js";
+import { type CallOptions, createTransport, type FetchFunction } from "./transport.js";
+import type {
+  AnyApi,
+  ApiShape,
+  EntityName,
+  FunctionArgs,
+  FunctionName,
+  FunctionResult,
+} from "./types.js";
+
+/** Options of `createClient`. */
+export interface ClientOptions {
+  /** The application server's address, e.g. `http://localhost:4321`. */
+  readonly url: string;
+  /**
+   * A token to start with (a `svc_` session, a `pk.` API key or a JWT); it
+   * is written to `storage`. Default: whatever `storage` holds.
+   */
+  readonly token?: string;
+  /** Where the token is kept. Default in memory (lost on reload). */
+  readonly storage?: TokenStorage;
+  /** The key under which the token is stored. Default `"svc_token"`. */
+  readonly storageKey?: string;
+  /** The `fetch` to call. Default the platform's `globalThis.fetch`. */
+  readonly fetch?: FetchFunction;
+  /**
+   * fetch's `credentials`: `"include"` sends the session cookie to a server
+   * on another origin (cookie-mode OAuth); the bearer token needs none.
+   * Default the platform's (`"same-origin"`).
+   */
+  readonly credentials?: "omit" | "same-origin" | "include";
+}
+
+/** A typed client for one svc application server. */
+export interface SvcClient<TApi extends ApiShape = AnyApi> {
+  /** The server's address, without a trailing slash. */
+  readonly url: string;
+  /** The stored token, or null when signed out. */
+  token(): Promise<string | null>;
+  /** Stores `token` (null clears it) as if a sign-in answered it; fires `onAuthChange`. */
+  setToken(token: string | null): Promise<void>;
+  /**
+   * Calls `listener` on sign-in, sign-out, a refused session token and an
+   * organization switch; returns the unsubscribe function.
+   */
+  onAuthChange(listener: AuthChangeListener): () => void;
+  readonly auth: AuthClient;
+  readonly apiKeys: ApiKeysClient;
+  readonly billing: BillingClient;
+  /** `POST /api/fn/<name>` with `args` as the body; resolves to the function's JSON result. */
+  fn<TName extends FunctionName<TApi>>(
+    name: TName,
+    ...args: [...FunctionArgs<TApi, TName>, options?: CallOptions]
+  ): Promise<FunctionResult<TApi, TName>>;
+  /** REST access to one entity: `client.entities("Todo").list({ where: { done: false } })`. */
+  entities<TName extends EntityName<TApi>>(name: TName): EntityCollection<TApi["entities"][TName]>;
+}
+
+const defaultFetch: FetchFunction = (input, init) => globalThis.fetch(input, init);
+
+/**
+ * Creates a client for one svc server. Runs in browsers and Node 22+ with
+ * nothing but `fetch`; pass an `Api` type (what `svc codegen` writes) to
+ * check function arguments, results and entity fields at compile time.
+ *
+ * @example
+ * const client = createClient({ url: "http://localhost:4321" });
+ * const { dev_code } = await client.auth.sendMagicCode("ada@example.com");
+ * await client.auth.verifyMagicCode("ada@example.com", dev_code ?? "");
+ * const { id } = (await client.fn("createTodo", { title: "Milk" })) as { id: string };
+ * const page = await client.entities("Todo").list({ order: "-createdAt", limit: 20 });
+ */
+export function createClient<TApi extends ApiShape = AnyApi>(
+  options: ClientOptions,
+): SvcClient<TApi> {
+  const tokens = new TokenState(
+    options.storage ?? createMemoryStorage(),
+    options.storageKey ?? "svc_token",
+    options.token,
+  );
+  const transport = createTransport(options.url, tokens, {
+    fetch: options.fetch ?? defaultFetch,
+    ...(options.credentials !== undefined && { credentials: options.credentials }),
+  });
+  return {
+    url: transport.baseURL,
+    token: () => tokens.get(),
+    setToken: (token) => tokens.set(token, null, token === null ? "sign-out" : "sign-in"),
+    onAuthChange: (listener) => tokens.subscribe(listener),
+    auth: createAuthClient(transport, tokens),
+    apiKeys: createApiKeysClient(transport),
+    billing: createBillingClient(transport),
+    async fn(name, ...rest) {
+      const [args, callOptions] = rest as unknown as [unknown, CallOptions | undefined];
+      const response = await transport.request<FunctionResult<TApi, typeof name>>({
+        method: "POST",
+        path: `/api/fn/${encodeURIComponent(name)}`,
+        body: args ?? {},
+        ...(callOptions?.signal !== undefined && { signal: callOptions.signal }),
+      });
+      return response.data;
+    },
+    entities: (name) => createEntityCollection(transport, name),
+  };
+}

@@ -1,0 +1,64 @@
+export type { ApiKeysClient, CreateApiKeyOptions } from "./api-keys.js";
+export {
+  type AuthClient,
+  isSecondFactorRequired,
+  type TotpClient,
+  type VerifySecondFactorOptions,
+} from "./auth.js";
+export type { BillingClient, CheckoutOptions } from "./billing.js";
+export { type ClientOptions, createClient, type SvcClient } from "./create-client.js";
+export type {
+  Deleted,
+  EntityCollection,
+  InsertInput,
+  ListOptions,
+  OrderBy,
+  Page,
+} from "./entities.js";
+export {
+  errorFromResponse,
+  INVALID_RESPONSE,
+  NETWORK_ERROR,
+  SvcError,
+  type SvcErrorOptions,
+} from "./errors.js";
+export { generateId, isValidId } from "./ids.js";
+export {
+  buildOAuthLoginURL,
+  type OAuthLoginOptions,
+  type OAuthRedirectOutcome,
+  parseOAuthRedirect,
+} from "./oauth.js";
+export { createMemoryStorage, type TokenStorage } from "./storage.js";
+export type { AuthChange, AuthChangeListener, AuthChangeReason } from "./token-state.js";
+export type { CallOptions, FetchFunction } from "./transport.js";
+export type {
+  AccountDeleted,
+  AnyApi,
+  ApiKeyRecord,
+  ApiShape,
+  BillingSubscription,
+  CheckoutSession,
+  CodeSent,
+  Entitlements,
+  EntityName,
+  EntityRow,
+  FunctionArgs,
+  FunctionName,
+  FunctionResult,
+  FunctionShape,
+  GuestSession,
+  LinkSent,
+  Me,
+  MintedJWT,
+  NewApiKey,
+  OAuthProviderInfo,
+  SecondFactorRequired,
+  SecondFactorSignIn,
+  SessionInfo,
+  SignIn,
+  SignInResult,
+  TotpEnabled,
+  TotpEnrollment,
+  TotpStatus,
+} from "./types.js";

@@ -1,0 +1,287 @@
+import {
+  type ChangeBus,
+  type ChangeEvent,
+  type ChangeListener,
+  type EntityTables,
+  notifyListeners,
+  type Row,
+  type StoreDialect,
+} from "@svc/store";
+import { type Kysely, sql } from "kysely";
+import { CHANGES_TABLE, type ChangesTable, type SyncTables } from "./tables.js";
+
+/** A committed change with its place in the log. */
+export interface LoggedChange extends ChangeEvent {
+  /** The entry's sequence number: strictly increasing in commit order. */
+  readonly cursor: number;
+}
+
+/** The marker a reset (`store.truncateAll()`) leaves: every earlier cursor must start over. */
+export interface ResetEntry {
+  readonly cursor: number;
+  readonly op: "reset";
+}
+
+/** One entry as `read` returns it. */
+export type LogEntry = (LoggedChange | ResetEntry) & {
+  /** When the entry was written (unix ms). */
+  readonly createdAt: number;
+};
+
+/** The cursors a reader may resume from: `oldest - 1` through `latest`. */
+export interface LogBounds {
+  /** The oldest retained entry's cursor; null while the log is empty. */
+  readonly oldest: number | null;
+  /** The newest committed entry's cursor; 0 while nothing was ever logged. */
+  readonly latest: number;
+}
+
+/** How long entries are kept; `prune()` applies it. */
+export interface RetentionOptions {
+  /** Entries older than this are pruned. Default 7 days. */
+  readonly maxAgeMs?: number;
+  /** At most this many of the newest entries are kept. Default 1,000,000. */
+  readonly maxEntries?: number;
+}
+
+/** Options of `createChangeLog`. */
+export interface ChangeLogOptions {
+  /** The application database (the store's `db`): entries are written in the store's transactions. */
+  readonly db: Kysely<EntityTables>;
+  readonly dialect: StoreDialect;
+  readonly retention?: RetentionOptions;
+  /** Milliseconds since the epoch. Default `Date.now`. */
+  readonly now?: () => number;
+  /** Called when a subscriber throws. Default: logs to `console.error`. */
+  readonly onListenerError?: (error: unknown) => void;
+}
+
+/**
+ * The durable change bus: a change log in the application database, written
+ * inside each write's transaction, read by cursor.
+ */
+export interface ChangeLog extends ChangeBus<LoggedChange> {
+  record(db: Kysely<EntityTables>, events: readonly ChangeEvent[]): Promise<void>;
+  recordReset(db: Kysely<EntityTables>): Promise<void>;
+  publishReset(): void;
+  /** Subscribes to resets (after `truncateAll` commits); returns the unsubscribe function. */
+  onReset(listener: () => void): () => void;
+  /** Up to `limit` entries after `since`, oldest first (reset markers included). */
+  read(since: number, limit: number): Promise<LogEntry[]>;
+  /** Both ends of the log, each read with one index lookup. */
+  bounds(): Promise<LogBounds>;
+  latestCursor(): Promise<number>;
+  oldestCursor(): Promise<number | null>;
+  /** Deletes entries past retention, always keeping the newest; returns how many went. */
+  prune(): Promise<number>;
+}
+
+/** Default retention: a week. */
+export const DEFAULT_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
+/** Default retention: a million entries. */
+export const DEFAULT_MAX_ENTRIES = 1_000_000;
+/**
+ * The transaction-level advisory lock every log insert takes on Postgres
+ * (see `createChangeLog`). Any application using advisory locks must avoid it.
+ */
+export const CHANGE_LOG_LOCK_KEY = 0x7376635f6c67;
+
+// Rows per INSERT statement: 6 parameters each stays far under both
+// dialects' limits on bound parameters.
+const CHUNK = 500;
+
+type ChangeRow = Omit<ChangesTable, "seq">;
+type StoredChange = Omit<ChangesTable, "seq"> & { seq: number | string };
+
+function reportListenerError(error: unknown): void {
+  console.error("[@svc/sync] a change log subscriber threw", error);
+}
+
+function parseRow(text: string | null): Row | null {
+  return text === null ? null : (JSON.parse(text) as Row);
+}
+
+function toEntry(row: StoredChange): LogEntry {
+  const cursor = Number(row.seq);
+  const createdAt = Number(row.created_at);
+  if (row.op === "reset") return { cursor, op: "reset", createdAt };
+  return {
+    cursor,
+    entity: row.entity,
+    op: row.op,
+    id: row.row_id,
+    row: parseRow(row.row),
+    previous: parseRow(row.previous),
+    createdAt,
+  };
+}
+
+/**
+ * Creates the durable change log; pass it to `createStore({ changeBus })` and
+ * migrate `syncMigrations()` with the store.
+ *
+ * - `record` inserts one entry per changed row inside the write's
+ *   transaction (multi-row INSERTs), so an acknowledged write is always in
+ *   the log and a rolled-back one never is.
+ * - Commit order: on Postgres, sequence values are taken at insert time, but
+ *   concurrent transactions may commit in another order, and a reader that
+ *   saw seq 8 could then miss a seq 7 that commits later. Every log insert
+ *   therefore first takes `pg_advisory_xact_lock(CHANGE_LOG_LOCK_KEY)`,
+ *   held until commit or rollback: log inserts, and so the commits of
+ *   writing transactions from their log insert on, happen one at a time, and
+ *   sequence order is commit order. `record` runs after the transaction's
+ *   work, so the lock covers only the insert and the commit. SQLite has one
+ *   writer at a time already.
+ * - `publish` (after commit) hands subscribers the events with their cursors.
+ *
+ * @example
+ * const log = createChangeLog({ db, dialect, retention: { maxAgeMs: 86_400_000 } });
+ * const store = createStore({ db, dialect, manifest, changeBus: log });
+ * await store.migrate({ packages: [syncMigrations()] });
+ * log.subscribe((changes) => console.log(changes.map((change) => change.cursor)));
+ */
+export function createChangeLog(options: ChangeLogOptions): ChangeLog {
+  const db = options.db as unknown as Kysely<SyncTables>;
+  const { dialect } = options;
+  const now = options.now ?? Date.now;
+  const maxAgeMs = options.retention?.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
+  const maxEntries = options.retention?.maxEntries ?? DEFAULT_MAX_ENTRIES;
+  const onListenerError = options.onListenerError ?? reportListenerError;
+  const listeners = new Set<ChangeListener<LoggedChange>>();
+  const resetListeners = new Set<() => void>();
+  // The cursors `record` got, for `publish` to attach (keyed by the batch).
+  const cursorsOf = new WeakMap<readonly ChangeEvent[], readonly number[]>();
+
+  const serialize = async (trx: Kysely<SyncTables>): Promise<void> => {
+    if (dialect === "postgres") {
+      await sql`select pg_advisory_xact_lock(${CHANGE_LOG_LOCK_KEY})`.execute(trx);
+    }
+  };
+
+  const insert = async (trx: Kysely<SyncTables>, rows: readonly ChangeRow[]): Promise<number[]> => {
+    const cursors: number[] = [];
+    for (let start = 0; start < rows.length; start += CHUNK) {
+      const inserted = await trx
+        .insertInto(CHANGES_TABLE)
+        .values(rows.slice(start, start + CHUNK))
+        .returning("seq")
+        .execute();
+      // Sequence numbers are taken in VALUES order; RETURNING's order is not promised.
+      cursors.push(...inserted.map((row) => Number(row.seq)).sort((a, b) => a - b));
+    }
+    return cursors;
+  };
+
+  const bounds = async (): Promise<LogBounds> => {
+    // Two scalar subqueries: each is one index lookup on both dialects
+    // (SQLite optimises min/max only when alone in their query).
+    const result = await sql<{ oldest: number | string | null; latest: number | string | null }>`
+      select (select min(seq) from ${sql.table(CHANGES_TABLE)}) as oldest,
+             (select max(seq) from ${sql.table(CHANGES_TABLE)}) as latest`.execute(db);
+    const row = result.rows[0];
+    return {
+      oldest: row?.oldest === null || row?.oldest === undefined ? null : Number(row.oldest),
+      latest: row?.latest === null || row?.latest === undefined ? 0 : Number(row.latest),
+    };
+  };
+
+  return {
+    async record(trx, events) {
+      if (events.length === 0) return;
+      const createdAt = now();
+      const log = trx as unknown as Kysely<SyncTables>;
+      await serialize(log);
+      const cursors = await insert(
+        log,
+        events.map((event) => ({
+          entity: event.entity,
+          op: event.op,
+          row_id: event.id,
+          row: event.row === null ? null : JSON.stringify(event.row),
+          previous: event.previous === null ? null : JSON.stringify(event.previous),
+          created_at: createdAt,
+        })),
+      );
+      cursorsOf.set(events, cursors);
+    },
+    publish(events) {
+      const cursors = cursorsOf.get(events);
+      // A batch that was not recorded here (another store) has no place in the log.
+      if (cursors === undefined || listeners.size === 0) return;
+      notifyListeners(
+        listeners,
+        events.map((event, index) => ({ ...event, cursor: cursors[index] ?? 0 })),
+        onListenerError,
+      );
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => {
+        listeners.delete(listener);
+      };
+    },
+    async recordReset(trx) {
+      const log = trx as unknown as Kysely<SyncTables>;
+      await serialize(log);
+      await log.deleteFrom(CHANGES_TABLE).execute();
+      const marker: ChangeRow = {
+        entity: "",
+        op: "reset",
+        row_id: "",
+        row: null,
+        previous: null,
+        created_at: now(),
+      };
+      await insert(log, [marker]);
+    },
+    publishReset() {
+      for (const listener of [...resetListeners]) {
+        try {
+          listener();
+        } catch (error) {
+          try {
+            onListenerError(error);
+          } catch {
+            // A failing error reporter must not fail the committed reset.
+          }
+        }
+      }
+    },
+    onReset(listener) {
+      resetListeners.add(listener);
+      return () => {
+        resetListeners.delete(listener);
+      };
+    },
+    async read(since, limit) {
+      const rows = await db
+        .selectFrom(CHANGES_TABLE)
+        .selectAll()
+        .where("seq", ">", since)
+        .orderBy("seq")
+        .limit(limit)
+        .execute();
+      return rows.map(toEntry);
+    },
+    bounds,
+    latestCursor: async () => (await bounds()).latest,
+    oldestCursor: async () => (await bounds()).oldest,
+    async prune() {
+      const { latest } = await bounds();
+      if (latest === 0) return 0;
+      // Two range deletes (primary key, created_at index); the newest entry
+      // always stays, so `latest` survives any retention.
+      const byCount = await db
+        .deleteFrom(CHANGES_TABLE)
+        .where("seq", "<=", latest - maxEntries)
+        .where("seq", "<", latest)
+        .executeTakeFirst();
+      const byAge = await db
+        .deleteFrom(CHANGES_TABLE)
+        .where("created_at", "<", now() - maxAgeMs)
+        .where("seq", "<", latest)
+        .executeTakeFirst();
+      return Number(byCount.numDeletedRows) + Number(byAge.numDeletedRows);
+    },
+  };
+}

@@ -1,0 +1,95 @@
+import { compilePolicies } from "@svc/policy-engine";
+import type { AuthContext } from "@svc/schema";
+import type { Store } from "@svc/store";
+import type { ChangeLog } from "./change-log.js";
+import { formatCursor, type PullQuery, parsePullQuery } from "./cursor.js";
+import { SyncError } from "./errors.js";
+import {
+  cachedExistsResolver,
+  type PulledChange,
+  type ReadPolicies,
+  visibleChange,
+} from "./visibility.js";
+
+/** The answer of a pull. */
+export interface PullResult {
+  /** The changes the caller may see, oldest first. */
+  readonly changes: PulledChange[];
+  /** Pass as `since` to the next pull. */
+  readonly cursor: string;
+  /** True when more entries follow: pull again at once. */
+  readonly has_more: boolean;
+}
+
+/** Options of `createSync`. */
+export interface SyncOptions {
+  /** The store whose `changeBus` is `log`; its manifest's read policies filter every pull. */
+  readonly store: Store;
+  readonly log: ChangeLog;
+}
+
+/** The framework-free sync core. */
+export interface Sync {
+  readonly log: ChangeLog;
+  /**
+   * The changes after `since` that `auth` may read, at most `limit`
+   * entries examined (default 100, at most 1000). Entries the caller may
+   * not see are skipped but still advance `cursor`, so a page may hold
+   * fewer changes than `limit` (even none) while `has_more` is true.
+   *
+   * Without `since` it answers only the current cursor and no changes: a
+   * client first loads a snapshot (the entity API), then pulls from the
+   * cursor it got before loading. Throws `SyncError`: `INVALID_QUERY` for a
+   * malformed `since` or `limit`; `RESYNC_REQUIRED` for a cursor newer than
+   * the log, older than its retention, or from before a reset.
+   */
+  pull(auth: AuthContext, query?: PullQuery): Promise<PullResult>;
+}
+
+/**
+ * Creates the sync core over a store and its change log.
+ *
+ * @example
+ * const log = createChangeLog({ db, dialect });
+ * const store = createStore({ db, dialect, manifest, changeBus: log });
+ * const sync = createSync({ store, log });
+ * const { cursor } = await sync.pull(auth);
+ * const next = await sync.pull(auth, { since: cursor, limit: 100 });
+ */
+export function createSync(options: SyncOptions): Sync {
+  const { store, log } = options;
+  const policies: ReadPolicies = {
+    compiled: compilePolicies(store.manifest),
+    entities: new Set(store.manifest.entities.map((entity) => entity.name)),
+  };
+  return {
+    log,
+    async pull(auth, query = {}) {
+      const { since, limit } = parsePullQuery(query);
+      if (since === undefined) {
+        return { changes: [], cursor: formatCursor(await log.latestCursor()), has_more: false };
+      }
+      // Read first, then check the ends: an entry pruned or reset away
+      // before the read shows as a raised `oldest` after it.
+      const entries = await log.read(since, limit + 1);
+      const { oldest, latest } = await log.bounds();
+      if (since > latest || (oldest !== null && since < oldest - 1)) {
+        throw new SyncError("RESYNC_REQUIRED");
+      }
+      const page = entries.slice(0, limit);
+      const resolveExists = cachedExistsResolver(store.systemReader());
+      const changes: PulledChange[] = [];
+      for (const entry of page) {
+        if (entry.op === "reset") throw new SyncError("RESYNC_REQUIRED");
+        const visible = await visibleChange(policies, auth, entry, resolveExists);
+        if (visible !== null) changes.push(visible);
+      }
+      const last = page[page.length - 1];
+      return {
+        changes,
+        cursor: formatCursor(last === undefined ? since : last.cursor),
+        has_more: entries.length > limit,
+      };
+    },
+  };
+}

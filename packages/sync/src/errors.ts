@@ -1,0 +1,42 @@
+/**
+ * Every failure @svc/sync reports to a client, keyed by a stable code, with
+ * its status and fixed message. `RESYNC_REQUIRED` (410) means the cursor can
+ * no longer be served (from the future, past retention, or from before a
+ * reset): the client reloads a snapshot and pulls from the cursor it gets.
+ */
+export const syncErrorCodes = {
+  INVALID_QUERY: {
+    status: 400,
+    message:
+      "since must be a cursor this API returned (a decimal string) and limit an integer from 1 to 1000.",
+  },
+  RESYNC_REQUIRED: {
+    status: 410,
+    message:
+      "This cursor can no longer be served (it is newer than the log, older than its retention, or from before a reset); reload and pull from the new cursor.",
+  },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+/** A stable @svc/sync error code. */
+export type SyncErrorCode = keyof typeof syncErrorCodes;
+
+/**
+ * The single error class of @svc/sync; tell cases apart by `code`. Every
+ * instance is a wire error (`expose: true`): its message is the table's
+ * fixed text, safe to send to the client.
+ *
+ * @example
+ * throw new SyncError("RESYNC_REQUIRED");
+ */
+export class SyncError extends Error {
+  override readonly name = "SyncError";
+  readonly code: SyncErrorCode;
+  readonly status: number;
+  readonly expose = true as const;
+
+  constructor(code: SyncErrorCode, options: { readonly cause?: unknown } = {}) {
+    super(syncErrorCodes[code].message, { cause: options.cause });
+    this.code = code;
+    this.status = syncErrorCodes[code].status;
+  }
+}

@@ -1,0 +1,1 @@
+export { createSyncRouter, SYNC_PULL_PATH } from "./express/sync-router.js";

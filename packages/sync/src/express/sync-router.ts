@@ -1,0 +1,36 @@
+import { getAuth } from "@svc/auth-core/express";
+import express, { type Router } from "express";
+import type { Sync } from "../create-sync.js";
+
+/** The pull route's path. */
+export const SYNC_PULL_PATH = "/api/sync/pull";
+
+/**
+ * The sync routes as one express router (absolute paths):
+ *
+ * - `GET /api/sync/pull?since=<cursor>&limit=<n>` → `{changes, cursor,
+ *   has_more}` for the caller `getAuth(req)` (anonymous callers see what
+ *   the policies let anonymous callers read); 400 `INVALID_QUERY`, 410
+ *   `RESYNC_REQUIRED`.
+ *
+ * Mount it after auth-core's `authenticate`; errors go to the app's error
+ * handler (`SyncError` is a wire error).
+ *
+ * @example
+ * app.use(authenticate({ resolvers }));
+ * app.use(createSyncRouter(sync));
+ * app.use(authErrorHandler());
+ */
+export function createSyncRouter(sync: Sync): Router {
+  const router = express.Router({ caseSensitive: true });
+  router.get(SYNC_PULL_PATH, async (req, res) => {
+    const { since, limit } = req.query;
+    const result = await sync.pull(getAuth(req), {
+      since: since as string | undefined,
+      limit: limit as string | undefined,
+    });
+    res.set("Cache-Control", "no-store");
+    res.json(result);
+  });
+  return router;
+}

@@ -1,0 +1,99 @@
+import {
+  type CompiledPolicies,
+  checkAccess,
+  type ExistsLookupCondition,
+  type ExistsResolver,
+} from "@svc/policy-engine";
+import type { AuthContext } from "@svc/schema";
+import { type EntityReader, type Row, StoreError } from "@svc/store";
+import type { LoggedChange } from "./change-log.js";
+
+/** One change as a caller receives it. */
+export interface PulledChange {
+  /** The entry's cursor (decimal string). */
+  readonly cursor: string;
+  readonly entity: string;
+  /**
+   * `insert`, `update`, `delete`, or `remove`: an update moved the row out
+   * of what the caller may read (drop it; no row is sent). An update that
+   * moves a row into view is an `update` with the row: apply updates as
+   * upserts.
+   */
+  readonly op: "insert" | "update" | "delete" | "remove";
+  readonly rowId: string;
+  /** The row after the change (insert, update). */
+  readonly row?: Row;
+}
+
+/**
+ * Answers `exists(...)` rules through the store's system reader (one
+ * indexed equality query each), caching answers for one pull. Note: it sees
+ * the current rows, not those at the time of the change.
+ */
+export function cachedExistsResolver(reader: EntityReader): ExistsResolver {
+  const answers = new Map<string, Promise<boolean>>();
+  return (entity: string, conditions: readonly ExistsLookupCondition[]) => {
+    const key = `${entity}\u0000${JSON.stringify(conditions.map((c) => [c.field, c.value]))}`;
+    let answer = answers.get(key);
+    if (answer === undefined) {
+      const where = Object.fromEntries(conditions.map((c) => [c.field, c.value]));
+      answer = reader.query(entity, { where, limit: 1 }).then(
+        (page) => page.rows.length > 0,
+        (error: unknown) => {
+          // A value no row can hold (not an id, out of an enum) matches nothing.
+          if (error instanceof StoreError && error.code === "INVALID_QUERY") return false;
+          throw error;
+        },
+      );
+      answers.set(key, answer);
+    }
+    return answer;
+  };
+}
+
+/** The manifest's compiled policies and the entities it declares. */
+export interface ReadPolicies {
+  readonly compiled: CompiledPolicies;
+  readonly entities: ReadonlySet<string>;
+}
+
+/**
+ * What `auth` may see of one logged change, by the entity's read policy:
+ * the post-image decides inserts and updates, the pre-image deletes; an
+ * update whose pre-image was visible and whose post-image is not becomes a
+ * `remove`. Null when the caller may see nothing of it. The admin token sees
+ * everything; an entity the manifest no longer declares is skipped.
+ */
+export async function visibleChange(
+  policies: ReadPolicies,
+  auth: AuthContext,
+  change: LoggedChange,
+  resolveExists: ExistsResolver,
+): Promise<PulledChange | null> {
+  const { compiled } = policies;
+  if (!policies.entities.has(change.entity)) return null;
+  const mayRead = async (row: Row | null): Promise<boolean> => {
+    if (row === null) return false;
+    if (auth.isAdmin) return true;
+    const verdict = await checkAccess(
+      compiled,
+      { entity: change.entity, action: "read", auth, data: row },
+      resolveExists,
+    );
+    return verdict.allowed;
+  };
+  const base = { cursor: String(change.cursor), entity: change.entity, rowId: change.id };
+  switch (change.op) {
+    case "insert":
+      return change.row !== null && (await mayRead(change.row))
+        ? { ...base, op: "insert", row: change.row }
+        : null;
+    case "update":
+      if (change.row !== null && (await mayRead(change.row))) {
+        return { ...base, op: "update", row: change.row };
+      }
+      return (await mayRead(change.previous)) ? { ...base, op: "remove" } : null;
+    case "delete":
+      return (await mayRead(change.previous)) ? { ...base, op: "delete" } : null;
+  }
+}
