@@ -223,6 +223,10 @@ export function createChangeLog(options: ChangeLogOptions): ChangeLog {
     async recordReset(trx) {
       const log = trx as unknown as Kysely<SyncTables>;
       await serialize(log);
+      const top = await log
+        .selectFrom(CHANGES_TABLE)
+        .select((eb) => eb.fn.max("seq").as("max"))
+        .executeTakeFirst();
       await log.deleteFrom(CHANGES_TABLE).execute();
       const marker: ChangeRow = {
         entity: "",
@@ -232,7 +236,18 @@ export function createChangeLog(options: ChangeLogOptions): ChangeLog {
         previous: null,
         created_at: now(),
       };
-      await insert(log, [marker]);
+      if (dialect === "sqlite") {
+        // SQLite's rowid would restart at 1 in the emptied table: the marker
+        // takes the next number explicitly, so no cursor is handed out twice.
+        // (A Postgres sequence never goes back.)
+        const seq = Number(top?.max ?? 0) + 1;
+        await log
+          .insertInto(CHANGES_TABLE)
+          .values({ ...marker, seq } as ChangeRow)
+          .execute();
+      } else {
+        await insert(log, [marker]);
+      }
     },
     publishReset() {
       for (const listener of [...resetListeners]) {
@@ -269,17 +284,26 @@ export function createChangeLog(options: ChangeLogOptions): ChangeLog {
     async prune() {
       const { latest } = await bounds();
       if (latest === 0) return 0;
-      // Two range deletes (primary key, created_at index); the newest entry
+      // Two range deletes on the primary key; the newest entry
       // always stays, so `latest` survives any retention.
       const byCount = await db
         .deleteFrom(CHANGES_TABLE)
         .where("seq", "<=", latest - maxEntries)
         .where("seq", "<", latest)
         .executeTakeFirst();
+      // Entries are written in time order, so the first one still young
+      // enough bounds the old ones: found by walking the key from the oldest
+      // end, which reads no more entries than are about to go.
+      const young = await db
+        .selectFrom(CHANGES_TABLE)
+        .select("seq")
+        .where("created_at", ">=", now() - maxAgeMs)
+        .orderBy("seq")
+        .limit(1)
+        .executeTakeFirst();
       const byAge = await db
         .deleteFrom(CHANGES_TABLE)
-        .where("created_at", "<", now() - maxAgeMs)
-        .where("seq", "<", latest)
+        .where("seq", "<", young === undefined ? latest : Number(young.seq))
         .executeTakeFirst();
       return Number(byCount.numDeletedRows) + Number(byAge.numDeletedRows);
     },

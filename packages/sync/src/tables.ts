@@ -6,7 +6,8 @@ export const CHANGES_TABLE = "svc_changes";
 
 /**
  * One change log entry. `seq` is the cursor: a Postgres `bigserial`, a
- * SQLite `integer primary key autoincrement` (never reused). Row images are
+ * SQLite `integer primary key` (never reused: the log never shrinks below its
+ * newest entry, and a reset's marker takes the next number). Row images are
  * JSON text. A reset (`store.truncateAll()`) leaves one marker entry with
  * `op: "reset"` and empty `entity`/`row_id`.
  */
@@ -43,20 +44,20 @@ export function syncMigrations(): PackageMigrations {
         async up(db, { dialect }) {
           await db.schema
             .createTable(CHANGES_TABLE)
+            // On SQLite a plain rowid key (no AUTOINCREMENT bookkeeping per
+            // insert): prune keeps the newest entry and a reset's marker takes
+            // max + 1, so a new entry always gets a number never used before.
             .addColumn("seq", dialect === "postgres" ? "bigserial" : "integer", (col) =>
-              dialect === "postgres" ? col.primaryKey() : col.primaryKey().autoIncrement(),
+              col.primaryKey(),
             )
             .addColumn("entity", "text", (col) => col.notNull())
             .addColumn("op", "text", (col) => col.notNull())
             .addColumn("row_id", "text", (col) => col.notNull())
             .addColumn("row", "text")
             .addColumn("previous", "text")
+            // No index on created_at: it would cost every write, and pruning
+            // by age walks the key from the oldest end instead.
             .addColumn("created_at", "bigint", (col) => col.notNull())
-            .execute();
-          await db.schema
-            .createIndex(`${CHANGES_TABLE}_created_at`)
-            .on(CHANGES_TABLE)
-            .column("created_at")
             .execute();
         },
       },

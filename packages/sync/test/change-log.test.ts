@@ -100,6 +100,12 @@ describe.each(testDatabases())("change log on $name", (database) => {
     expect(entries).toEqual([{ cursor: latest + 1, op: "reset", createdAt: f.clock }]);
     expect(resets).toBe(1);
     expect(await tables().selectFrom("svc_changes").select("seq").execute()).toHaveLength(1);
+    // The next write continues above the marker: no cursor is handed out twice.
+    await f.store.transaction(adminAuth, (db) => db.insert("Secret", { value: "y" }));
+    expect((await f.log.bounds()).latest).toBe(latest + 2);
+    await f.store.truncateAll();
+    await f.store.truncateAll();
+    expect((await f.log.read(0, 10)).map((entry) => entry.cursor)).toEqual([latest + 4]);
   });
 });
 
