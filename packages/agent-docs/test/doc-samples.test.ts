@@ -59,6 +59,7 @@ describe("documentation pages", () => {
         "auth/oauth",
         "auth/api-keys-and-jwt",
         "billing/overview",
+        "client/overview",
         "files/overview",
         "sync/overview",
         "deployment/running",

@@ -176,7 +176,9 @@ export interface TypeScriptSample {
  * The compiler options of the workspace (`tooling/tsconfig/base.json`: strict,
  * NodeNext, the `@svc/source` condition so `@svc/*` imports resolve to the
  * packages' TypeScript source). `@svc/server` is an app no package may depend
- * on, so it is mapped to its source with `paths` instead of a dependency.
+ * on, so it is mapped to its source with `paths` instead of a dependency;
+ * `@svc/client` (the client page's samples) is mapped the same way, as this
+ * package has no reason to depend on it.
  */
 function compilerOptions(): ts.CompilerOptions {
   const configPath = join(repoRoot, "tooling", "tsconfig", "base.json");
@@ -193,7 +195,10 @@ function compilerOptions(): ts.CompilerOptions {
     ...parsed.options,
     noEmit: true,
     declaration: false,
-    paths: { "@svc/server": [join(repoRoot, "apps", "server", "src", "index.ts")] },
+    paths: {
+      "@svc/server": [join(repoRoot, "apps", "server", "src", "index.ts")],
+      "@svc/client": [join(repoRoot, "packages", "client", "src", "index.ts")],
+    },
   };
 }
 
