@@ -3,6 +3,7 @@ import { type AuthClient, createAuthClient } from "./auth.js";
 import { type BillingClient, createBillingClient } from "./billing.js";
 import { createEntityCollection, type EntityCollection } from "./entities.js";
 import { createMemoryStorage, type TokenStorage } from "./storage.js";
+import { createSyncClient, type SyncClient } from "./sync.js";
 import { type AuthChangeListener, TokenState } from "./token-state.js";
 import { type CallOptions, createTransport, type FetchFunction } from "./transport.js";
 import type {
@@ -53,6 +54,8 @@ export interface SvcClient<TApi extends ApiShape = AnyApi> {
   readonly auth: AuthClient;
   readonly apiKeys: ApiKeysClient;
   readonly billing: BillingClient;
+  /** Catching up on changes (`GET /api/sync/pull`). */
+  readonly sync: SyncClient;
   /** `POST /api/fn/<name>` with `args` as the body; resolves to the function's JSON result. */
   fn<TName extends FunctionName<TApi>>(
     name: TName,
@@ -96,6 +99,7 @@ export function createClient<TApi extends ApiShape = AnyApi>(
     auth: createAuthClient(transport, tokens),
     apiKeys: createApiKeysClient(transport),
     billing: createBillingClient(transport),
+    sync: createSyncClient(transport),
     async fn(name, ...rest) {
       const [args, callOptions] = rest as unknown as [unknown, CallOptions | undefined];
       const response = await transport.request<FunctionResult<TApi, typeof name>>({

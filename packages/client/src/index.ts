@@ -30,6 +30,7 @@ export {
   parseOAuthRedirect,
 } from "./oauth.js";
 export { createMemoryStorage, type TokenStorage } from "./storage.js";
+export type { PulledChange, PullOptions, PullResult, SyncClient } from "./sync.js";
 export type { AuthChange, AuthChangeListener, AuthChangeReason } from "./token-state.js";
 export type { CallOptions, FetchFunction } from "./transport.js";
 export type {

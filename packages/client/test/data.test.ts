@@ -204,3 +204,32 @@ describe("API keys, JWT and billing", () => {
     });
   });
 });
+
+describe("sync", () => {
+  it("pull starts from the current cursor and then sees only the caller's own changes", async () => {
+    const ada = await signedInClient(server, nextEmail());
+    const bob = await signedInClient(server, nextEmail());
+    const start = await ada.client.sync.pull();
+    expect(start).toEqual({ changes: [], cursor: expect.stringMatching(/^\d+$/), has_more: false });
+    const mine = await ada.client.entities("Todo").insert({ title: "Milk", done: false, priority: "low" });
+    await bob.client.entities("Todo").insert({ title: "Bob's", done: false, priority: "low" });
+    await ada.client.entities("Todo").update(mine.id, { done: true });
+    const pulled = await ada.client.sync.pull({ since: start.cursor, limit: 50 });
+    const ops = pulled.changes.filter((change) => change.entity === "Todo");
+    expect(ops.map((change) => [change.op, change.rowId])).toEqual([
+      ["insert", mine.id],
+      ["update", mine.id],
+    ]);
+    expect(ops[1]?.row).toMatchObject({ id: mine.id, done: true });
+    expect(Number(pulled.cursor)).toBeGreaterThan(Number(start.cursor));
+    const again = await ada.client.sync.pull({ since: pulled.cursor });
+    expect(again.changes).toEqual([]);
+  });
+
+  it("a cursor from the future is 410 RESYNC_REQUIRED", async () => {
+    const { client } = await signedInClient(server, nextEmail());
+    const error = await client.sync.pull({ since: "999999999" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SvcError);
+    expect(error).toMatchObject({ code: "RESYNC_REQUIRED", status: 410 });
+  });
+});
