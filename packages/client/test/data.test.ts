@@ -211,7 +211,9 @@ describe("sync", () => {
     const bob = await signedInClient(server, nextEmail());
     const start = await ada.client.sync.pull();
     expect(start).toEqual({ changes: [], cursor: expect.stringMatching(/^\d+$/), has_more: false });
-    const mine = await ada.client.entities("Todo").insert({ title: "Milk", done: false, priority: "low" });
+    const mine = await ada.client
+      .entities("Todo")
+      .insert({ title: "Milk", done: false, priority: "low" });
     await bob.client.entities("Todo").insert({ title: "Bob's", done: false, priority: "low" });
     await ada.client.entities("Todo").update(mine.id, { done: true });
     const pulled = await ada.client.sync.pull({ since: start.cursor, limit: 50 });
