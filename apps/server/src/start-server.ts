@@ -7,8 +7,10 @@ import { type Auth, type AuthDatabase, createAuth } from "@svc/auth-core";
 import {
   adminTokenResolver,
   apiKeyResolver,
+  type BearerResolver,
   clearedSessionCookie,
   createRateLimits,
+  readCookie,
   SESSION_COOKIE,
   sessionResolver,
 } from "@svc/auth-core/express";
@@ -19,7 +21,13 @@ import type { Manifest } from "@svc/schema";
 import { createStore, type Store } from "@svc/store";
 import { openPostgres } from "@svc/store/pg";
 import { openSqlite } from "@svc/store/sqlite";
-import { createChangeLog, createSync, startPruning, syncMigrations } from "@svc/sync";
+import {
+  attachWebSocket,
+  createChangeLog,
+  createSync,
+  startPruning,
+  syncMigrations,
+} from "@svc/sync";
 import { type AppOptions, createApp } from "./app.js";
 import { ConfigError, type ServerConfig } from "./config.js";
 import { readOrCreateDevAdminToken } from "./dev-admin-token.js";
@@ -200,24 +208,26 @@ export async function startServer(
       server.listen({ port: config.port, host: config.host }, resolveListen);
     });
     const boundPort = (server.address() as AddressInfo).port;
+    // The spec's order: admin token, `pk.` API key, JWT, `svc_` session.
+    // With billing configured, every signed-in caller carries its
+    // entitlements (cached per user); without it nothing is looked up.
+    const resolvers: BearerResolver[] = [
+      adminTokenResolver(adminToken),
+      ...[apiKeyResolver(auth), ...auth.jwtResolvers(), sessionResolver(auth)].map((resolve) =>
+        billingOn ? entitledResolver(billing, resolve) : resolve,
+      ),
+    ];
+    const resolveSessionCookie = billingOn
+      ? async (token: string) => withEntitlements(billing, await auth.resolveSession(token))
+      : (token: string) => auth.resolveSession(token);
     const app = createApp({
       store,
       functions: runner,
       authenticate: {
-        // The spec's order: admin token, `pk.` API key, JWT, `svc_` session.
-        // With billing configured, every signed-in caller carries its
-        // entitlements (cached per user); without it nothing is looked up.
-        resolvers: [
-          adminTokenResolver(adminToken),
-          ...[apiKeyResolver(auth), ...auth.jwtResolvers(), sessionResolver(auth)].map((resolve) =>
-            billingOn ? entitledResolver(billing, resolve) : resolve,
-          ),
-        ],
+        resolvers,
         cookie: {
           name: SESSION_COOKIE,
-          resolve: billingOn
-            ? async (token) => withEntitlements(billing, await auth.resolveSession(token))
-            : (token) => auth.resolveSession(token),
+          resolve: resolveSessionCookie,
           clear: () => clearedSessionCookie(config.auth.cookie),
         },
       },
@@ -274,6 +284,30 @@ export async function startServer(
       ...options,
     });
     server.on("request", app.express);
+    // Live subscriptions on the main port (`/ws`), authenticated like HTTP:
+    // the same bearer resolvers, else the session cookie (a stale cookie is
+    // no caller). The browser origins allowed by CORS may open sockets.
+    const hub = attachWebSocket(server, {
+      sync,
+      trustedOrigins: config.devMode ? true : corsOrigins,
+      authenticate: async (req, bearer) => {
+        if (bearer === undefined) {
+          const token = readCookie(req.headers.cookie, SESSION_COOKIE);
+          return token === undefined ? null : resolveSessionCookie(token);
+        }
+        const info = {
+          ip: req.socket.remoteAddress,
+          userAgent: req.headers["user-agent"],
+          cookie: req.headers.cookie,
+        };
+        for (const resolve of resolvers) {
+          const caller = await resolve(bearer, info);
+          if (caller !== null) return caller;
+        }
+        return null;
+      },
+      onError: (error) => console.error("svc: sync: WebSocket:", error),
+    });
     const port = boundPort;
     const host = config.host === undefined || config.host === "0.0.0.0" ? "localhost" : config.host;
     return {
@@ -294,10 +328,13 @@ export async function startServer(
       ],
       async close(options = {}) {
         const drainMs = (options.drainSeconds ?? config.drainSeconds) * 1000;
+        // Upgraded sockets are closed first (1001), or the server would wait on them.
+        // (At least 100 ms, so a close frame is flushed before a socket is cut.)
+        const sockets = hub.close({ timeoutMs: Math.max(drainMs, 100) });
         const closed = new Promise<void>((resolveClose) => server.close(() => resolveClose()));
         server.closeIdleConnections();
         const timer = setTimeout(() => server.closeAllConnections(), drainMs);
-        await closed;
+        await Promise.all([closed, sockets]);
         clearTimeout(timer);
         stopPruning();
         await auth.close();

@@ -31,6 +31,10 @@ export interface SyncOptions {
 /** The framework-free sync core. */
 export interface Sync {
   readonly log: ChangeLog;
+  /** The store snapshots are read from (as the caller). */
+  readonly store: Store;
+  /** The manifest's read policies, compiled once: what every transport filters changes with. */
+  readonly policies: ReadPolicies;
   /**
    * The changes after `since` that `auth` may read, at most `limit`
    * entries examined (default 100, at most 1000). Entries the caller may
@@ -64,6 +68,8 @@ export function createSync(options: SyncOptions): Sync {
   };
   return {
     log,
+    store,
+    policies,
     async pull(auth, query = {}) {
       const { since, limit } = parsePullQuery(query);
       if (since === undefined) {

@@ -3,8 +3,21 @@
  * its status and fixed message. `RESYNC_REQUIRED` (410) means the cursor can
  * no longer be served (from the future, past retention, or from before a
  * reset): the client reloads a snapshot and pulls from the cursor it gets.
+ * The WebSocket transport sends the same codes in `error` frames.
  */
 export const syncErrorCodes = {
+  INVALID_FRAME: {
+    status: 400,
+    message:
+      "The frame is not a valid client frame (subscribe, unsubscribe or ping; see @svc/sync's frame types).",
+  },
+  ENTITY_NOT_FOUND: { status: 404, message: "The entity does not exist." },
+  SUBSCRIPTION_EXISTS: {
+    status: 409,
+    message: "A subscription with this id is already open on this connection.",
+  },
+  POLICY_DENIED: { status: 403, message: "Access denied." },
+  INTERNAL_ERROR: { status: 500, message: "Something went wrong on the server." },
   INVALID_QUERY: {
     status: 400,
     message:

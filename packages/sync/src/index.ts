@@ -29,8 +29,31 @@ export {
   syncMigrations,
 } from "./tables.js";
 export {
+  type ChangeViewer,
   cachedExistsResolver,
   type PulledChange,
   type ReadPolicies,
+  viewChange,
   visibleChange,
 } from "./visibility.js";
+export { whereMatcher } from "./ws-connection.js";
+export {
+  type ChangeFrame,
+  type ClientFrame,
+  clientFrameSchema,
+  type ErrorFrame,
+  MAX_CLIENT_FRAME_BYTES,
+  type PongFrame,
+  type ServerFrame,
+  type SnapshotFrame,
+  type SubscribeFrame,
+  WS_CLOSE_CODES,
+} from "./ws-frames.js";
+export {
+  attachWebSocket,
+  DEFAULT_WS_KEEPALIVE_MS,
+  DEFAULT_WS_MAX_QUEUE,
+  type WebSocketHub,
+  type WebSocketOptions,
+  WS_PROTOCOL,
+} from "./ws-hub.js";

@@ -57,26 +57,36 @@ export interface ReadPolicies {
   readonly entities: ReadonlySet<string>;
 }
 
+/** Who looks at a change, and through which filter (see `viewChange`). */
+export interface ChangeViewer {
+  readonly policies: ReadPolicies;
+  readonly auth: AuthContext;
+  readonly resolveExists: ExistsResolver;
+  /** A subscription's own filter (its `where`); default: every row. */
+  readonly matches?: (row: Row) => boolean;
+}
+
 /**
- * What `auth` may see of one logged change, by the entity's read policy:
- * the post-image decides inserts and updates, the pre-image deletes; an
- * update whose pre-image was visible and whose post-image is not becomes a
- * `remove`. Null when the caller may see nothing of it. The admin token sees
- * everything; an entity the manifest no longer declares is skipped.
+ * What one viewer may see of one logged change. A row is in view when it
+ * matches the viewer's filter and its read policy admits the caller: the
+ * post-image decides inserts and updates, the pre-image deletes; an update
+ * whose pre-image was in view and whose post-image is not becomes a
+ * `remove`. Null when the viewer may see nothing of it. The admin token
+ * passes every read policy; an entity the manifest no longer declares is
+ * skipped.
  */
-export async function visibleChange(
-  policies: ReadPolicies,
-  auth: AuthContext,
+export async function viewChange(
+  viewer: ChangeViewer,
   change: LoggedChange,
-  resolveExists: ExistsResolver,
 ): Promise<PulledChange | null> {
-  const { compiled } = policies;
+  const { policies, auth, resolveExists, matches } = viewer;
   if (!policies.entities.has(change.entity)) return null;
-  const mayRead = async (row: Row | null): Promise<boolean> => {
+  const inView = async (row: Row | null): Promise<boolean> => {
     if (row === null) return false;
+    if (matches !== undefined && !matches(row)) return false;
     if (auth.isAdmin) return true;
     const verdict = await checkAccess(
-      compiled,
+      policies.compiled,
       { entity: change.entity, action: "read", auth, data: row },
       resolveExists,
     );
@@ -85,15 +95,28 @@ export async function visibleChange(
   const base = { cursor: String(change.cursor), entity: change.entity, rowId: change.id };
   switch (change.op) {
     case "insert":
-      return change.row !== null && (await mayRead(change.row))
+      return change.row !== null && (await inView(change.row))
         ? { ...base, op: "insert", row: change.row }
         : null;
     case "update":
-      if (change.row !== null && (await mayRead(change.row))) {
+      if (change.row !== null && (await inView(change.row))) {
         return { ...base, op: "update", row: change.row };
       }
-      return (await mayRead(change.previous)) ? { ...base, op: "remove" } : null;
+      return (await inView(change.previous)) ? { ...base, op: "remove" } : null;
     case "delete":
-      return (await mayRead(change.previous)) ? { ...base, op: "delete" } : null;
+      return (await inView(change.previous)) ? { ...base, op: "delete" } : null;
   }
+}
+
+/**
+ * What `auth` may see of one logged change, by the entity's read policy
+ * (`viewChange` without a filter), as `pull` delivers it.
+ */
+export function visibleChange(
+  policies: ReadPolicies,
+  auth: AuthContext,
+  change: LoggedChange,
+  resolveExists: ExistsResolver,
+): Promise<PulledChange | null> {
+  return viewChange({ policies, auth, resolveExists }, change);
 }

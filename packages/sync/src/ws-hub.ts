@@ -1,0 +1,243 @@
+import type { IncomingMessage, Server } from "node:http";
+import type { Duplex } from "node:stream";
+import type { AuthContext } from "@svc/schema";
+import { WebSocketServer } from "ws";
+import type { LoggedChange } from "./change-log.js";
+import type { Sync } from "./create-sync.js";
+import { cachedExistsResolver } from "./visibility.js";
+import { type Connection, openConnection } from "./ws-connection.js";
+import { MAX_CLIENT_FRAME_BYTES, WS_CLOSE_CODES } from "./ws-frames.js";
+
+/** The subprotocol of svc's frames; a client may offer it beside `bearer.<token>`. */
+export const WS_PROTOCOL = "svc.v1";
+/** Default bound of a connection's outgoing queue: 1 MiB. */
+export const DEFAULT_WS_MAX_QUEUE = 1024 * 1024;
+/** Default interval of the server's keepalive pings: 30 s. */
+export const DEFAULT_WS_KEEPALIVE_MS = 30_000;
+
+/** Options of `attachWebSocket`. */
+export interface WebSocketOptions {
+  /** The upgrade path served. Default `/ws`; other paths are refused with 404. */
+  readonly path?: string;
+  readonly sync: Sync;
+  /**
+   * Resolves the caller of an upgrade request. `bearer` is the token of
+   * `Authorization: Bearer <token>`, else of a `bearer.<token>` subprotocol;
+   * undefined when there is neither (read the session cookie then). Return
+   * null, or throw, for an invalid credential. A caller that is neither a
+   * user nor the admin token is refused: the socket is closed with 1008.
+   */
+  authenticate(req: IncomingMessage, bearer: string | undefined): Promise<AuthContext | null>;
+  /**
+   * Origins allowed to open sockets (requests without `Origin` are not
+   * browsers and pass); the server's own origin (`Host`) always is. `true`
+   * trusts every origin (dev mode). Others are refused with 403.
+   */
+  readonly trustedOrigins: true | readonly string[];
+  /** Bytes a connection's outgoing buffer may hold before it is closed with 1013. Default 1 MiB. */
+  readonly maxQueue?: number;
+  /** Interval of keepalive pings; a peer that missed the previous one is terminated. Default 30 s. */
+  readonly keepaliveMs?: number;
+  /** Receives unexpected errors. Default: logs to `console.error`. */
+  readonly onError?: (error: unknown) => void;
+}
+
+/** The WebSocket transport attached to an HTTP server. */
+export interface WebSocketHub {
+  /** Open, authenticated sockets. */
+  readonly connections: number;
+  /**
+   * Refuses new upgrades (503), closes every socket with 1001 and resolves
+   * once they are closed; sockets still open after `timeoutMs` (default
+   * 1000) are terminated.
+   */
+  close(options?: { timeoutMs?: number }): Promise<void>;
+}
+
+function reportError(error: unknown): void {
+  console.error("[@svc/sync] WebSocket transport error", error);
+}
+
+function refuse(socket: Duplex, status: number, text: string): void {
+  socket.once("finish", () => socket.destroy());
+  socket.end(
+    `HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
+  );
+}
+
+function protocolsOf(req: IncomingMessage): string[] {
+  const header = req.headers["sec-websocket-protocol"];
+  return header === undefined ? [] : header.split(",").map((entry) => entry.trim());
+}
+
+type Bearer = { token: string | undefined } | { malformed: true };
+
+function bearerOf(req: IncomingMessage): Bearer {
+  const header = req.headers.authorization;
+  if (header !== undefined && header !== "") {
+    const token = /^Bearer +(\S+) *$/i.exec(header)?.[1];
+    return token === undefined ? { malformed: true } : { token };
+  }
+  const entry = protocolsOf(req).find((protocol) => protocol.startsWith("bearer."));
+  return { token: entry?.slice("bearer.".length) || undefined };
+}
+
+function originTrusted(req: IncomingMessage, trusted: true | readonly string[]): boolean {
+  const origin = req.headers.origin;
+  if (origin === undefined || trusted === true || trusted.includes(origin)) return true;
+  try {
+    return new URL(origin).host === req.headers.host;
+  } catch {
+    return false;
+  }
+}
+
+function pathOf(url: string | undefined): string {
+  const query = url?.indexOf("?") ?? -1;
+  return query === -1 ? (url ?? "") : (url ?? "").slice(0, query);
+}
+
+/**
+ * Serves live subscriptions over WebSocket on `server`'s `upgrade` event:
+ * JSON frames (`ClientFrame`, `ServerFrame`), each subscription a snapshot
+ * read as the caller then every later change the caller may see, filtered
+ * by the read policies and the subscription's `where` (`remove` when a row
+ * leaves the view).
+ *
+ * - Credentials: `Authorization: Bearer`, else a `bearer.<token>`
+ *   subprotocol (browsers; the chosen subprotocol is echoed, `svc.v1` when
+ *   offered), else whatever `authenticate` reads (the session cookie).
+ *   Without a signed-in user or the admin token the socket is accepted and
+ *   closed with 1008; anonymous callers cannot subscribe.
+ * - An untrusted `Origin` is refused with 403, another path with 404.
+ * - A connection whose outgoing buffer passes `maxQueue` is closed with
+ *   1013; the client reconnects and resumes from its last cursor (pull).
+ * - On a log reset every subscription gets `RESYNC_REQUIRED` and is dropped.
+ *
+ * @example
+ * const hub = attachWebSocket(server, {
+ *   sync,
+ *   trustedOrigins: ["https://app.example.com"],
+ *   authenticate: async (_req, bearer) => (bearer === undefined ? null : resolveToken(bearer)),
+ * });
+ * await hub.close();
+ */
+export function attachWebSocket(server: Server, options: WebSocketOptions): WebSocketHub {
+  const path = options.path ?? "/ws";
+  const { sync, trustedOrigins } = options;
+  const onError = options.onError ?? reportError;
+  const context = { sync, maxQueue: options.maxQueue ?? DEFAULT_WS_MAX_QUEUE, onError };
+  const connections = new Set<Connection>();
+  let closed = false;
+  const wss = new WebSocketServer({
+    noServer: true,
+    clientTracking: false,
+    maxPayload: MAX_CLIENT_FRAME_BYTES,
+    perMessageDeflate: false,
+    handleProtocols: (protocols) => {
+      if (protocols.has(WS_PROTOCOL)) return WS_PROTOCOL;
+      return [...protocols].find((protocol) => protocol.startsWith("bearer.")) ?? false;
+    },
+  });
+
+  const resolveCaller = async (
+    req: IncomingMessage,
+  ): Promise<{ auth: AuthContext } | { reason: string }> => {
+    const bearer = bearerOf(req);
+    if ("malformed" in bearer) return { reason: "the Authorization header must be Bearer <token>" };
+    try {
+      const auth = await options.authenticate(req, bearer.token);
+      if (auth !== null && (auth.isAdmin || auth.userId !== null)) return { auth };
+      if (auth === null && bearer.token !== undefined) return { reason: "invalid token" };
+      return { reason: "authentication required" };
+    } catch (error) {
+      const code = (error as { code?: unknown } | null)?.code;
+      return { reason: typeof code === "string" ? code : "invalid token" };
+    }
+  };
+
+  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    socket.on("error", () => socket.destroy());
+    if (pathOf(req.url) !== path) {
+      refuse(socket, 404, "Not Found");
+      return;
+    }
+    if (closed) {
+      refuse(socket, 503, "Service Unavailable");
+      return;
+    }
+    if (!originTrusted(req, trustedOrigins)) {
+      refuse(socket, 403, "Forbidden");
+      return;
+    }
+    void resolveCaller(req).then((caller) => {
+      if (socket.destroyed) return;
+      if (closed) {
+        refuse(socket, 503, "Service Unavailable");
+        return;
+      }
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        if ("reason" in caller) {
+          ws.close(WS_CLOSE_CODES.POLICY_VIOLATION, caller.reason);
+          return;
+        }
+        ws.on("error", () => undefined);
+        const connection = openConnection(ws, caller.auth, context);
+        connections.add(connection);
+        ws.on("close", () => connections.delete(connection));
+      });
+    });
+  };
+  server.on("upgrade", onUpgrade);
+
+  const stopChanges = sync.log.subscribe((changes: readonly LoggedChange[]) => {
+    if (connections.size === 0) return;
+    // One resolver per batch: `exists(...)` answers do not depend on the caller.
+    const resolveExists = cachedExistsResolver(sync.store.systemReader());
+    for (const connection of connections) connection.deliver(changes, resolveExists);
+  });
+  const stopResets = sync.log.onReset(() => {
+    for (const connection of connections) connection.reset();
+  });
+  const keepalive = setInterval(() => {
+    for (const connection of connections) {
+      if (!connection.alive) {
+        connection.socket.terminate();
+        continue;
+      }
+      connection.alive = false;
+      connection.socket.ping();
+    }
+  }, options.keepaliveMs ?? DEFAULT_WS_KEEPALIVE_MS);
+  keepalive.unref();
+
+  return {
+    get connections() {
+      return connections.size;
+    },
+    async close(closeOptions = {}) {
+      if (!closed) {
+        closed = true;
+        server.off("upgrade", onUpgrade);
+        clearInterval(keepalive);
+        stopChanges();
+        stopResets();
+      }
+      const open = [...connections].map(
+        (connection) =>
+          new Promise<void>((resolveClose) => {
+            const { socket } = connection;
+            if (socket.readyState === socket.CLOSED) return resolveClose();
+            socket.once("close", () => resolveClose());
+            socket.close(WS_CLOSE_CODES.GOING_AWAY, "server shutting down");
+          }),
+      );
+      const timer = setTimeout(() => {
+        for (const connection of connections) connection.socket.terminate();
+      }, closeOptions.timeoutMs ?? 1000);
+      await Promise.all(open);
+      clearTimeout(timer);
+      wss.close();
+    },
+  };
+}
