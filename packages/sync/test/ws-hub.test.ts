@@ -240,7 +240,9 @@ describe.each(testDatabases())("WebSocket hub on $name", (database) => {
   });
 
   it("terminates a peer that stops answering keepalive pings", async () => {
-    const url = await start({ keepaliveMs: 20 });
+    // Long enough that a loaded machine's event loop never delays a live
+    // peer's pong past one interval; the dead peer still goes within two.
+    const url = await start({ keepaliveMs: 250 });
     const live = await open(url, "alice");
     const dead = await open(url, "bob", { autoPong: false });
     expect(await dead.closed).toBe(1006);
