@@ -1,9 +1,10 @@
-import { compilePolicies } from "@svc/policy-engine";
+import { compilePolicies, type ExistsResolver } from "@svc/policy-engine";
 import type { AuthContext } from "@svc/schema";
 import type { Store } from "@svc/store";
-import type { ChangeLog } from "./change-log.js";
+import type { ChangeLog, LoggedChange } from "./change-log.js";
 import { formatCursor, type PullQuery, parsePullQuery } from "./cursor.js";
 import { SyncError } from "./errors.js";
+import { createExistsCache } from "./exists-cache.js";
 import {
   cachedExistsResolver,
   type PulledChange,
@@ -26,7 +27,15 @@ export interface SyncOptions {
   /** The store whose `changeBus` is `log`; its manifest's read policies filter every pull. */
   readonly store: Store;
   readonly log: ChangeLog;
+  /** Bound of the shared `exists(...)` answer cache. Default 10,000. */
+  readonly existsCacheEntries?: number;
 }
+
+/** Receives each published batch with the resolver its checks should use. */
+export type SyncListener = (
+  changes: readonly LoggedChange[],
+  resolveExists: ExistsResolver,
+) => void;
 
 /** The framework-free sync core. */
 export interface Sync {
@@ -35,6 +44,14 @@ export interface Sync {
   readonly store: Store;
   /** The manifest's read policies, compiled once: what every transport filters changes with. */
   readonly policies: ReadPolicies;
+  /**
+   * Subscribes to published batches, in log order. `exists(...)` answers
+   * that read a changed entity are dropped before listeners run, and the
+   * resolver they get shares answers across subscribers and batches.
+   */
+  subscribe(listener: SyncListener): () => void;
+  /** The shared, cached `exists(...)` resolver (see `subscribe`). */
+  existsResolver(): ExistsResolver;
   /**
    * The changes after `since` that `auth` may read, at most `limit`
    * entries examined (default 100, at most 1000). Entries the caller may
@@ -66,10 +83,25 @@ export function createSync(options: SyncOptions): Sync {
     compiled: compilePolicies(store.manifest),
     entities: new Set(store.manifest.entities.map((entity) => entity.name)),
   };
+  const exists = createExistsCache(store.systemReader(), options.existsCacheEntries);
+  const listeners = new Set<SyncListener>();
+  // Subscribed for the sync's lifetime, so no change ever goes by the cache unseen.
+  log.subscribe((changes: readonly LoggedChange[]): void => {
+    exists.invalidate(new Set(changes.map((change) => change.entity)));
+    for (const listener of [...listeners]) listener(changes, exists.resolve);
+  });
+  log.onReset(() => exists.clear());
   return {
     log,
     store,
     policies,
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => {
+        listeners.delete(listener);
+      };
+    },
+    existsResolver: () => exists.resolve,
     async pull(auth, query = {}) {
       const { since, limit } = parsePullQuery(query);
       if (since === undefined) {

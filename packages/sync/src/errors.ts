@@ -23,6 +23,15 @@ export const syncErrorCodes = {
     message:
       "since must be a cursor this API returned (a decimal string) and limit an integer from 1 to 1000.",
   },
+  AUTH_REQUIRED: {
+    status: 401,
+    message: "Live subscriptions need a signed-in user or the admin token.",
+  },
+  ORIGIN_NOT_TRUSTED: {
+    status: 403,
+    message: "The page's origin is not trusted to open live subscriptions.",
+  },
+  SERVICE_UNAVAILABLE: { status: 503, message: "The server is shutting down; reconnect." },
   RESYNC_REQUIRED: {
     status: 410,
     message:
@@ -36,7 +45,7 @@ export type SyncErrorCode = keyof typeof syncErrorCodes;
 /**
  * The single error class of @svc/sync; tell cases apart by `code`. Every
  * instance is a wire error (`expose: true`): its message is the table's
- * fixed text, safe to send to the client.
+ * fixed text (or a precise one given at the throw), safe to send to the client.
  *
  * @example
  * throw new SyncError("RESYNC_REQUIRED");
@@ -47,8 +56,12 @@ export class SyncError extends Error {
   readonly status: number;
   readonly expose = true as const;
 
-  constructor(code: SyncErrorCode, options: { readonly cause?: unknown } = {}) {
-    super(syncErrorCodes[code].message, { cause: options.cause });
+  /** `message` replaces the table's text with a more precise, client-safe one. */
+  constructor(
+    code: SyncErrorCode,
+    options: { readonly cause?: unknown; readonly message?: string } = {},
+  ) {
+    super(options.message ?? syncErrorCodes[code].message, { cause: options.cause });
     this.code = code;
     this.status = syncErrorCodes[code].status;
   }

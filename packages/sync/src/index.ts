@@ -11,7 +11,13 @@ export {
   type ResetEntry,
   type RetentionOptions,
 } from "./change-log.js";
-export { createSync, type PullResult, type Sync, type SyncOptions } from "./create-sync.js";
+export {
+  createSync,
+  type PullResult,
+  type Sync,
+  type SyncListener,
+  type SyncOptions,
+} from "./create-sync.js";
 export {
   DEFAULT_PULL_LIMIT,
   formatCursor,
@@ -21,13 +27,29 @@ export {
   pullQuerySchema,
 } from "./cursor.js";
 export { SyncError, type SyncErrorCode, syncErrorCodes } from "./errors.js";
+export {
+  createExistsCache,
+  DEFAULT_EXISTS_CACHE_ENTRIES,
+  type ExistsCache,
+} from "./exists-cache.js";
 export { startPruning } from "./prune-timer.js";
+export { type FrameSink, openSession, type Session, whereMatcher } from "./session.js";
+export {
+  createEventStreams,
+  DEFAULT_EVENTS_KEEPALIVE_MS,
+  DEFAULT_EVENTS_MAX_QUEUE,
+  EVENTS_RETRY_MS,
+  type EventStreamOptions,
+  type EventStreams,
+} from "./sse.js";
+export { DEFAULT_EVENTS_SUBSCRIPTION_ID, parseEventsQuery } from "./sse-query.js";
 export {
   CHANGES_TABLE,
   type ChangesTable,
   type SyncTables,
   syncMigrations,
 } from "./tables.js";
+export type { Authenticate } from "./upgrade.js";
 export {
   type ChangeViewer,
   cachedExistsResolver,
@@ -36,7 +58,6 @@ export {
   viewChange,
   visibleChange,
 } from "./visibility.js";
-export { whereMatcher } from "./ws-connection.js";
 export {
   type ChangeFrame,
   type ClientFrame,

@@ -18,13 +18,21 @@ const subscribeFrame = z.strictObject({
     .optional(),
   /** Bounds the snapshot only (1..1000, default 100); live changes are not limited. */
   limit: z.number().int().min(1).max(1000).optional(),
+  /**
+   * Resume instead of loading a snapshot: the cursor of the last frame
+   * applied. The server sends the changes logged after it (filtered as
+   * live ones) and then live changes; `RESYNC_REQUIRED` when the log can
+   * no longer serve it.
+   */
+  since: z.string().max(32).optional(),
 });
 
 /**
  * Every frame a client may send, as JSON text:
  *
- * - `{type: "subscribe", id, entity, where?, orderBy?, limit?}` opens a
- *   subscription: a `snapshot` then `change` frames with the same `id`.
+ * - `{type: "subscribe", id, entity, where?, orderBy?, limit?, since?}`
+ *   opens a subscription: a `snapshot` (or, with `since`, the changes
+ *   missed since that cursor) then `change` frames with the same `id`.
  * - `{type: "unsubscribe", id}` closes it (no answer; unknown ids are ignored).
  * - `{type: "ping"}` is answered with `{type: "pong"}`.
  */

@@ -2,9 +2,8 @@ import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import type { AuthContext } from "@svc/schema";
 import { WebSocketServer } from "ws";
-import type { LoggedChange } from "./change-log.js";
 import type { Sync } from "./create-sync.js";
-import { cachedExistsResolver } from "./visibility.js";
+import { originTrusted, pathOf, refuse, resolveCaller } from "./upgrade.js";
 import { type Connection, openConnection } from "./ws-connection.js";
 import { MAX_CLIENT_FRAME_BYTES, WS_CLOSE_CODES } from "./ws-frames.js";
 
@@ -58,45 +57,6 @@ function reportError(error: unknown): void {
   console.error("[@svc/sync] WebSocket transport error", error);
 }
 
-function refuse(socket: Duplex, status: number, text: string): void {
-  socket.once("finish", () => socket.destroy());
-  socket.end(
-    `HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
-  );
-}
-
-function protocolsOf(req: IncomingMessage): string[] {
-  const header = req.headers["sec-websocket-protocol"];
-  return header === undefined ? [] : header.split(",").map((entry) => entry.trim());
-}
-
-type Bearer = { token: string | undefined } | { malformed: true };
-
-function bearerOf(req: IncomingMessage): Bearer {
-  const header = req.headers.authorization;
-  if (header !== undefined && header !== "") {
-    const token = /^Bearer +(\S+) *$/i.exec(header)?.[1];
-    return token === undefined ? { malformed: true } : { token };
-  }
-  const entry = protocolsOf(req).find((protocol) => protocol.startsWith("bearer."));
-  return { token: entry?.slice("bearer.".length) || undefined };
-}
-
-function originTrusted(req: IncomingMessage, trusted: true | readonly string[]): boolean {
-  const origin = req.headers.origin;
-  if (origin === undefined || trusted === true || trusted.includes(origin)) return true;
-  try {
-    return new URL(origin).host === req.headers.host;
-  } catch {
-    return false;
-  }
-}
-
-function pathOf(url: string | undefined): string {
-  const query = url?.indexOf("?") ?? -1;
-  return query === -1 ? (url ?? "") : (url ?? "").slice(0, query);
-}
-
 /**
  * Serves live subscriptions over WebSocket on `server`'s `upgrade` event:
  * JSON frames (`ClientFrame`, `ServerFrame`), each subscription a snapshot
@@ -140,22 +100,6 @@ export function attachWebSocket(server: Server, options: WebSocketOptions): WebS
     },
   });
 
-  const resolveCaller = async (
-    req: IncomingMessage,
-  ): Promise<{ auth: AuthContext } | { reason: string }> => {
-    const bearer = bearerOf(req);
-    if ("malformed" in bearer) return { reason: "the Authorization header must be Bearer <token>" };
-    try {
-      const auth = await options.authenticate(req, bearer.token);
-      if (auth !== null && (auth.isAdmin || auth.userId !== null)) return { auth };
-      if (auth === null && bearer.token !== undefined) return { reason: "invalid token" };
-      return { reason: "authentication required" };
-    } catch (error) {
-      const code = (error as { code?: unknown } | null)?.code;
-      return { reason: typeof code === "string" ? code : "invalid token" };
-    }
-  };
-
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     socket.on("error", () => socket.destroy());
     if (pathOf(req.url) !== path) {
@@ -170,7 +114,7 @@ export function attachWebSocket(server: Server, options: WebSocketOptions): WebS
       refuse(socket, 403, "Forbidden");
       return;
     }
-    void resolveCaller(req).then((caller) => {
+    void resolveCaller(req, options.authenticate).then((caller) => {
       if (socket.destroyed) return;
       if (closed) {
         refuse(socket, 503, "Service Unavailable");
@@ -190,14 +134,11 @@ export function attachWebSocket(server: Server, options: WebSocketOptions): WebS
   };
   server.on("upgrade", onUpgrade);
 
-  const stopChanges = sync.log.subscribe((changes: readonly LoggedChange[]) => {
-    if (connections.size === 0) return;
-    // One resolver per batch: `exists(...)` answers do not depend on the caller.
-    const resolveExists = cachedExistsResolver(sync.store.systemReader());
-    for (const connection of connections) connection.deliver(changes, resolveExists);
+  const stopChanges = sync.subscribe((changes, resolveExists) => {
+    for (const connection of connections) connection.session.deliver(changes, resolveExists);
   });
   const stopResets = sync.log.onReset(() => {
-    for (const connection of connections) connection.reset();
+    for (const connection of connections) connection.session.reset();
   });
   const keepalive = setInterval(() => {
     for (const connection of connections) {

@@ -1,0 +1,276 @@
+import type { ExistsResolver } from "@svc/policy-engine";
+import type { AuthContext } from "@svc/schema";
+import { type Row, StoreError } from "@svc/store";
+import type { LoggedChange } from "./change-log.js";
+import type { Sync } from "./create-sync.js";
+import { SyncError, type SyncErrorCode, syncErrorCodes } from "./errors.js";
+import { viewChange } from "./visibility.js";
+import type { ClientFrame, ServerFrame, SubscribeFrame } from "./ws-frames.js";
+
+// Entries read per log page while a subscription with `since` catches up.
+const CATCH_UP_PAGE = 500;
+
+interface Subscription {
+  readonly id: string;
+  readonly entity: string;
+  readonly matches: (row: Row) => boolean;
+  /** Changes at or before this cursor are never sent. Null while the snapshot or catch-up loads. */
+  cursor: number | null;
+  /** Changes published while loading, with the resolver of their batch. */
+  buffer: { changes: readonly LoggedChange[]; resolveExists: ExistsResolver }[];
+  /** Deliveries run one after another, in log order. */
+  chain: Promise<void>;
+}
+
+/** Where a session's frames go: a WebSocket, an event stream. */
+export interface FrameSink {
+  /** Sends one frame; the transport applies its own backpressure bound. */
+  send(frame: ServerFrame): void;
+  /** Whether frames can still be sent (false once the transport closes). */
+  readonly open: boolean;
+}
+
+/** One caller's subscriptions, independent of the transport that carries them. */
+export interface Session {
+  readonly auth: AuthContext;
+  /** Acts on one parsed client frame. */
+  handle(frame: ClientFrame): void;
+  /** Answers a frame that failed validation with `INVALID_FRAME` (naming its id, when it had one). */
+  invalidFrame(id: string | undefined): void;
+  /** Hands one published batch to every subscription on a changed entity. */
+  deliver(changes: readonly LoggedChange[], resolveExists: ExistsResolver): void;
+  /** The log was reset: every subscription gets `RESYNC_REQUIRED` and is dropped. */
+  reset(): void;
+  /** Drops every subscription; later batches are ignored. */
+  close(): void;
+}
+
+/**
+ * The `where` filter of a subscription as a row predicate (equality; null
+ * matches a missing optional field). Values were checked by the snapshot's
+ * query; compares the JSON-ready row values the log carries.
+ */
+export function whereMatcher(where: SubscribeFrame["where"]): (row: Row) => boolean {
+  const entries = Object.entries(where ?? {}).filter(([, value]) => value !== undefined);
+  return (row) =>
+    entries.every(([field, value]) =>
+      value === null ? row[field] === null || row[field] === undefined : row[field] === value,
+    );
+}
+
+function storeErrorCode(error: StoreError): SyncErrorCode | null {
+  switch (error.code) {
+    case "ENTITY_NOT_FOUND":
+    case "POLICY_DENIED":
+    case "INVALID_QUERY":
+      return error.code;
+    case "INVALID_CURSOR":
+    case "INVALID_FIELD":
+    case "INVALID_ID":
+    case "UNKNOWN_FIELD":
+      return "INVALID_QUERY";
+    default:
+      return null;
+  }
+}
+
+/** The cursor a `since` names, or null when it is not one this API handed out. */
+function parseSince(since: string): number | null {
+  if (!/^(0|[1-9][0-9]{0,15})$/.test(since)) return null;
+  const cursor = Number(since);
+  return Number.isSafeInteger(cursor) ? cursor : null;
+}
+
+/**
+ * Opens a session for `auth`: subscriptions answer with a snapshot (or,
+ * with `since`, the missed changes from the log) and then every later
+ * change the caller may see, filtered by the read policies and the
+ * subscription's `where`.
+ */
+export function openSession(
+  auth: AuthContext,
+  sync: Sync,
+  sink: FrameSink,
+  onError: (error: unknown) => void,
+): Session {
+  const subscriptions = new Map<string, Subscription>();
+  let closed = false;
+
+  const send = (frame: ServerFrame): void => {
+    if (!closed && sink.open) sink.send(frame);
+  };
+
+  const sendError = (id: string | undefined, code: SyncErrorCode, message?: string): void => {
+    send({
+      type: "error",
+      ...(id !== undefined && { id }),
+      error: { code, message: message ?? syncErrorCodes[code].message },
+    });
+  };
+
+  const active = (subscription: Subscription): boolean =>
+    subscriptions.get(subscription.id) === subscription;
+
+  const fail = (subscription: Subscription, error: unknown): void => {
+    if (!active(subscription)) return;
+    subscriptions.delete(subscription.id);
+    if (error instanceof SyncError) {
+      sendError(subscription.id, error.code);
+      return;
+    }
+    const code = error instanceof StoreError ? storeErrorCode(error) : null;
+    if (code === null) {
+      onError(error);
+      sendError(subscription.id, "INTERNAL_ERROR");
+    } else {
+      sendError(subscription.id, code, (error as StoreError).message);
+    }
+  };
+
+  const deliverTo = async (
+    subscription: Subscription,
+    changes: readonly LoggedChange[],
+    resolveExists: ExistsResolver,
+    floor: number = subscription.cursor ?? 0,
+  ): Promise<void> => {
+    const viewer = { policies: sync.policies, auth, resolveExists, matches: subscription.matches };
+    for (const change of changes) {
+      if (!active(subscription)) return;
+      if (change.entity !== subscription.entity || change.cursor <= floor) continue;
+      const view = await viewChange(viewer, change);
+      if (view === null || !active(subscription)) continue;
+      send({
+        type: "change",
+        id: subscription.id,
+        op: view.op,
+        ...(view.row !== undefined && { row: view.row }),
+        rowId: view.rowId,
+        cursor: view.cursor,
+      });
+    }
+  };
+
+  const enqueue = (
+    subscription: Subscription,
+    changes: readonly LoggedChange[],
+    resolveExists: ExistsResolver,
+  ): void => {
+    subscription.chain = subscription.chain
+      .then(() => deliverTo(subscription, changes, resolveExists))
+      .catch((error: unknown) => fail(subscription, error));
+  };
+
+  /** Streams the logged changes after `since` (for a resuming client); returns the last cursor read. */
+  const catchUp = async (subscription: Subscription, since: number): Promise<number> => {
+    const resolveExists = sync.existsResolver();
+    let position = since;
+    for (;;) {
+      // Read first, then check the ends (as pulls do): entries pruned or
+      // reset away before the read show as a raised \`oldest\` after it.
+      const entries = await sync.log.read(position, CATCH_UP_PAGE);
+      const { oldest, latest } = await sync.log.bounds();
+      if (position > latest || (oldest !== null && position < oldest - 1)) {
+        throw new SyncError("RESYNC_REQUIRED");
+      }
+      if (!active(subscription)) return position;
+      const last = entries[entries.length - 1];
+      if (last === undefined) return position;
+      const changes: LoggedChange[] = [];
+      for (const entry of entries) {
+        if (entry.op === "reset") throw new SyncError("RESYNC_REQUIRED");
+        changes.push(entry);
+      }
+      // Live batches stay buffered meanwhile (the cursor is still null).
+      await deliverTo(subscription, changes, resolveExists, position);
+      position = last.cursor;
+    }
+  };
+
+  const loadSnapshot = async (frame: SubscribeFrame): Promise<number> => {
+    const cursor = await sync.log.latestCursor();
+    const page = await sync.store.reader(auth).query(frame.entity, {
+      ...(frame.where !== undefined && { where: frame.where }),
+      ...(frame.orderBy !== undefined && { orderBy: frame.orderBy }),
+      ...(frame.limit !== undefined && { limit: frame.limit }),
+    });
+    send({ type: "snapshot", id: frame.id, rows: page.rows, cursor: String(cursor) });
+    return cursor;
+  };
+
+  const subscribe = async (frame: SubscribeFrame): Promise<void> => {
+    if (subscriptions.has(frame.id)) {
+      sendError(frame.id, "SUBSCRIPTION_EXISTS");
+      return;
+    }
+    if (!sync.policies.entities.has(frame.entity)) {
+      sendError(frame.id, "ENTITY_NOT_FOUND", `The entity ${frame.entity} does not exist.`);
+      return;
+    }
+    const since = frame.since === undefined ? undefined : parseSince(frame.since);
+    if (since === null) {
+      sendError(frame.id, "INVALID_QUERY", "since must be a cursor this API returned.");
+      return;
+    }
+    const subscription: Subscription = {
+      id: frame.id,
+      entity: frame.entity,
+      matches: whereMatcher(frame.where),
+      cursor: null,
+      buffer: [],
+      chain: Promise.resolve(),
+    };
+    // Registered before the log is read: every change committed after that
+    // read is buffered, none is lost between the snapshot and the stream.
+    subscriptions.set(frame.id, subscription);
+    try {
+      const cursor =
+        since === undefined ? await loadSnapshot(frame) : await catchUp(subscription, since);
+      if (!active(subscription)) return;
+      subscription.cursor = cursor;
+      for (const batch of subscription.buffer) {
+        enqueue(subscription, batch.changes, batch.resolveExists);
+      }
+      subscription.buffer = [];
+    } catch (error) {
+      fail(subscription, error);
+    }
+  };
+
+  return {
+    auth,
+    handle(frame) {
+      if (closed) return;
+      switch (frame.type) {
+        case "ping":
+          send({ type: "pong" });
+          return;
+        case "unsubscribe":
+          subscriptions.delete(frame.id);
+          return;
+        case "subscribe":
+          void subscribe(frame);
+          return;
+      }
+    },
+    invalidFrame(id) {
+      sendError(id, "INVALID_FRAME");
+    },
+    deliver(changes, resolveExists) {
+      for (const subscription of subscriptions.values()) {
+        if (!changes.some((change) => change.entity === subscription.entity)) continue;
+        if (subscription.cursor === null) subscription.buffer.push({ changes, resolveExists });
+        else enqueue(subscription, changes, resolveExists);
+      }
+    },
+    reset() {
+      for (const subscription of [...subscriptions.values()]) {
+        subscriptions.delete(subscription.id);
+        sendError(subscription.id, "RESYNC_REQUIRED");
+      }
+    },
+    close() {
+      closed = true;
+      subscriptions.clear();
+    },
+  };
+}
