@@ -5,6 +5,7 @@ import type { ChangeLog, LoggedChange } from "./change-log.js";
 import { formatCursor, type PullQuery, parsePullQuery } from "./cursor.js";
 import { SyncError } from "./errors.js";
 import { createExistsCache } from "./exists-cache.js";
+import { type LiveQueryRunner, readDependencies } from "./read-tracking.js";
 import {
   cachedExistsResolver,
   type PulledChange,
@@ -27,6 +28,8 @@ export interface SyncOptions {
   /** The store whose `changeBus` is `log`; its manifest's read policies filter every pull. */
   readonly store: Store;
   readonly log: ChangeLog;
+  /** Runs query functions for live queries (`subscribe {id, query, args}`); without it they are refused. */
+  readonly queries?: LiveQueryRunner;
   /** Bound of the shared `exists(...)` answer cache. Default 10,000. */
   readonly existsCacheEntries?: number;
 }
@@ -50,6 +53,10 @@ export interface Sync {
    * resolver they get shares answers across subscribers and batches.
    */
   subscribe(listener: SyncListener): () => void;
+  /** Runs live queries; undefined when none were configured. */
+  readonly queries: LiveQueryRunner | undefined;
+  /** Per entity, the entities its read rules look up (transitively). */
+  readonly readDependencies: ReadonlyMap<string, ReadonlySet<string>>;
   /** The shared, cached `exists(...)` resolver (see `subscribe`). */
   existsResolver(): ExistsResolver;
   /**
@@ -95,6 +102,8 @@ export function createSync(options: SyncOptions): Sync {
     log,
     store,
     policies,
+    queries: options.queries,
+    readDependencies: readDependencies(store.manifest),
     subscribe(listener) {
       listeners.add(listener);
       return () => {

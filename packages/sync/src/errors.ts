@@ -9,12 +9,20 @@ export const syncErrorCodes = {
   INVALID_FRAME: {
     status: 400,
     message:
-      "The frame is not a valid client frame (subscribe, unsubscribe or ping; see @svc/sync's frame types).",
+      "The frame is not a valid client frame (subscribe to an entity or a query, unsubscribe or ping; see @svc/sync's frame types).",
   },
   ENTITY_NOT_FOUND: { status: 404, message: "The entity does not exist." },
   SUBSCRIPTION_EXISTS: {
     status: 409,
     message: "A subscription with this id is already open on this connection.",
+  },
+  NOT_A_QUERY: {
+    status: 400,
+    message: "Only query functions can be subscribed to (not mutations or actions).",
+  },
+  LIVE_QUERIES_UNAVAILABLE: {
+    status: 501,
+    message: "This server does not run live query functions.",
   },
   POLICY_DENIED: { status: 403, message: "Access denied." },
   INTERNAL_ERROR: { status: 500, message: "Something went wrong on the server." },

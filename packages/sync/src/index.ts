@@ -32,8 +32,45 @@ export {
   DEFAULT_EXISTS_CACHE_ENTRIES,
   type ExistsCache,
 } from "./exists-cache.js";
+export { type LiveQuery, type LiveQueryContext, openLiveQuery } from "./live-query.js";
 export { startPruning } from "./prune-timer.js";
+export {
+  createReadTracker,
+  type LiveQueryRunner,
+  type ReadSet,
+  type ReadTracker,
+  readDependencies,
+  watchedEntities,
+} from "./read-tracking.js";
 export { type FrameSink, openSession, type Session, whereMatcher } from "./session.js";
+export {
+  MAX_SHARD_DATA_BYTES,
+  MAX_SHARD_DATA_DEPTH,
+  MAX_SHARD_FRAME_BYTES,
+  type ShardClientFrame,
+  type ShardErrorCode,
+  type ShardErrorFrame,
+  type ShardJoinFrame,
+  type ShardLeaveFrame,
+  type ShardMemberView,
+  type ShardMessageFrame,
+  type ShardPongFrame,
+  type ShardPresenceFrame,
+  type ShardServerFrame,
+  type ShardWelcomeFrame,
+  shardClientFrameSchema,
+  shardErrorCodes,
+} from "./shards/frames.js";
+export {
+  attachShards,
+  DEFAULT_SHARD_KEEPALIVE_MS,
+  DEFAULT_SHARD_MAX_QUEUE,
+  DEFAULT_SHARD_TICK_MS,
+  SHARD_PROTOCOL,
+  type ShardHub,
+  type ShardOptions,
+} from "./shards/hub.js";
+export type { ShardTimers } from "./shards/room.js";
 export {
   createEventStreams,
   DEFAULT_EVENTS_KEEPALIVE_MS,
@@ -63,8 +100,10 @@ export {
   type ClientFrame,
   clientFrameSchema,
   type ErrorFrame,
+  type LiveQueryFrame,
   MAX_CLIENT_FRAME_BYTES,
   type PongFrame,
+  type ResultFrame,
   type ServerFrame,
   type SnapshotFrame,
   type SubscribeFrame,

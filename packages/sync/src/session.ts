@@ -1,11 +1,12 @@
 import type { ExistsResolver } from "@svc/policy-engine";
-import type { AuthContext } from "@svc/schema";
+import { type AuthContext, isWireError } from "@svc/schema";
 import { type Row, StoreError } from "@svc/store";
 import type { LoggedChange } from "./change-log.js";
 import type { Sync } from "./create-sync.js";
 import { SyncError, type SyncErrorCode, syncErrorCodes } from "./errors.js";
+import { type LiveQuery, openLiveQuery } from "./live-query.js";
 import { viewChange } from "./visibility.js";
-import type { ClientFrame, ServerFrame, SubscribeFrame } from "./ws-frames.js";
+import type { ClientFrame, LiveQueryFrame, ServerFrame, SubscribeFrame } from "./ws-frames.js";
 
 // Entries read per log page while a subscription with `since` catches up.
 const CATCH_UP_PAGE = 500;
@@ -94,17 +95,22 @@ export function openSession(
   onError: (error: unknown) => void,
 ): Session {
   const subscriptions = new Map<string, Subscription>();
+  const liveQueries = new Map<string, LiveQuery>();
   let closed = false;
 
   const send = (frame: ServerFrame): void => {
     if (!closed && sink.open) sink.send(frame);
   };
 
-  const sendError = (id: string | undefined, code: SyncErrorCode, message?: string): void => {
+  const sendError = (id: string | undefined, code: string, message?: string): void => {
     send({
       type: "error",
       ...(id !== undefined && { id }),
-      error: { code, message: message ?? syncErrorCodes[code].message },
+      error: {
+        code,
+        message:
+          message ?? (syncErrorCodes as Record<string, { message: string }>)[code]?.message ?? code,
+      },
     });
   };
 
@@ -197,8 +203,36 @@ export function openSession(
     return cursor;
   };
 
+  const failQuery = (id: string, error: unknown): void => {
+    if (liveQueries.get(id) === undefined) return;
+    liveQueries.delete(id);
+    if (isWireError(error) && error.status < 500) {
+      sendError(id, error.code, error.message);
+      return;
+    }
+    // A failing function's 500 keeps its code (FUNCTION_FAILED); others are ours.
+    if (!isWireError(error)) onError(error);
+    sendError(
+      id,
+      isWireError(error) ? error.code : "INTERNAL_ERROR",
+      isWireError(error) ? error.message : undefined,
+    );
+  };
+
+  const subscribeQuery = (frame: LiveQueryFrame): void => {
+    if (subscriptions.has(frame.id) || liveQueries.has(frame.id)) {
+      sendError(frame.id, "SUBSCRIPTION_EXISTS");
+      return;
+    }
+    if (sync.queries === undefined) {
+      sendError(frame.id, "LIVE_QUERIES_UNAVAILABLE");
+      return;
+    }
+    liveQueries.set(frame.id, openLiveQuery(frame, { sync, auth, send, fail: failQuery }));
+  };
+
   const subscribe = async (frame: SubscribeFrame): Promise<void> => {
-    if (subscriptions.has(frame.id)) {
+    if (subscriptions.has(frame.id) || liveQueries.has(frame.id)) {
       sendError(frame.id, "SUBSCRIPTION_EXISTS");
       return;
     }
@@ -246,9 +280,12 @@ export function openSession(
           return;
         case "unsubscribe":
           subscriptions.delete(frame.id);
+          liveQueries.get(frame.id)?.close();
+          liveQueries.delete(frame.id);
           return;
         case "subscribe":
-          void subscribe(frame);
+          if ("query" in frame) subscribeQuery(frame);
+          else void subscribe(frame);
           return;
       }
     },
@@ -256,6 +293,7 @@ export function openSession(
       sendError(id, "INVALID_FRAME");
     },
     deliver(changes, resolveExists) {
+      for (const query of liveQueries.values()) query.deliver(changes);
       for (const subscription of subscriptions.values()) {
         if (!changes.some((change) => change.entity === subscription.entity)) continue;
         if (subscription.cursor === null) subscription.buffer.push({ changes, resolveExists });
@@ -263,6 +301,7 @@ export function openSession(
       }
     },
     reset() {
+      for (const query of liveQueries.values()) query.reset();
       for (const subscription of [...subscriptions.values()]) {
         subscriptions.delete(subscription.id);
         sendError(subscription.id, "RESYNC_REQUIRED");
@@ -271,6 +310,8 @@ export function openSession(
     close() {
       closed = true;
       subscriptions.clear();
+      for (const query of liveQueries.values()) query.close();
+      liveQueries.clear();
     },
   };
 }

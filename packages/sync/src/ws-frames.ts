@@ -27,25 +27,39 @@ const subscribeFrame = z.strictObject({
   since: z.string().max(32).optional(),
 });
 
+const liveQueryFrame = z.strictObject({
+  type: z.literal("subscribe"),
+  id: subscriptionId,
+  /** A query function's name. */
+  query: z.string().min(1).max(100),
+  /** Its arguments, validated by the function's declaration. */
+  args: z.unknown().optional(),
+});
+
 /**
  * Every frame a client may send, as JSON text:
  *
  * - `{type: "subscribe", id, entity, where?, orderBy?, limit?, since?}`
  *   opens a subscription: a `snapshot` (or, with `since`, the changes
  *   missed since that cursor) then `change` frames with the same `id`.
+ * - `{type: "subscribe", id, query, args?}` opens a live query: a `result`
+ *   with the query function's value, then another whenever it changes.
  * - `{type: "unsubscribe", id}` closes it (no answer; unknown ids are ignored).
  * - `{type: "ping"}` is answered with `{type: "pong"}`.
  */
-export const clientFrameSchema = z.discriminatedUnion("type", [
+export const clientFrameSchema = z.union([
   subscribeFrame,
+  liveQueryFrame,
   z.strictObject({ type: z.literal("unsubscribe"), id: subscriptionId }),
   z.strictObject({ type: z.literal("ping") }),
 ]);
 
 /** A frame a client sends (see `clientFrameSchema`). */
 export type ClientFrame = z.infer<typeof clientFrameSchema>;
-/** `{type: "subscribe", ...}`: opens a subscription. */
+/** `{type: "subscribe", id, entity, ...}`: opens an entity subscription. */
 export type SubscribeFrame = z.infer<typeof subscribeFrame>;
+/** `{type: "subscribe", id, query, args?}`: opens a live query. */
+export type LiveQueryFrame = z.infer<typeof liveQueryFrame>;
 
 /** The first answer to `subscribe`: the rows the caller may read now, and the cursor changes follow. */
 export interface SnapshotFrame {
@@ -74,6 +88,18 @@ export interface ChangeFrame {
 }
 
 /**
+ * A live query's value: sent first, then each time a committed change
+ * makes it differ. `cursor` is the log's cursor before the run: every
+ * change up to it is reflected.
+ */
+export interface ResultFrame {
+  readonly type: "result";
+  readonly id: string;
+  readonly value: unknown;
+  readonly cursor: string;
+}
+
+/**
  * A failure: with `id`, of that subscription (which is closed, except for
  * `SUBSCRIPTION_EXISTS` which leaves the open one in place); without, of a
  * frame that named none. `RESYNC_REQUIRED`: the log was reset, reload.
@@ -81,7 +107,8 @@ export interface ChangeFrame {
 export interface ErrorFrame {
   readonly type: "error";
   readonly id?: string;
-  readonly error: { readonly code: SyncErrorCode; readonly message: string };
+  /** A `SyncErrorCode`, or a live query function's own code (`INVALID_ARGS`, ...). */
+  readonly error: { readonly code: SyncErrorCode | (string & {}); readonly message: string };
 }
 
 /** The answer to `ping`. */
@@ -90,7 +117,7 @@ export interface PongFrame {
 }
 
 /** Every frame the server sends, as JSON text. */
-export type ServerFrame = SnapshotFrame | ChangeFrame | ErrorFrame | PongFrame;
+export type ServerFrame = SnapshotFrame | ChangeFrame | ResultFrame | ErrorFrame | PongFrame;
 
 /**
  * WebSocket close codes the server uses: 1001 server going away, 1003 a
