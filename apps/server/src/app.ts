@@ -9,7 +9,7 @@ import type { Billing } from "@svc/billing";
 import { createBillingRouter } from "@svc/billing/express";
 import { createOAuthRouter, type OAuthRouterOptions } from "@svc/oauth-providers/express";
 import type { Store } from "@svc/store";
-import type { Sync } from "@svc/sync";
+import type { EventStreams, Sync } from "@svc/sync";
 import { createSyncRouter } from "@svc/sync/express";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { ServerError, toErrorResponse } from "./errors.js";
@@ -40,6 +40,8 @@ export interface AppOptions {
    * then voids it too).
    */
   sync?: Sync;
+  /** The SSE transport, served at `/events` (GET and CORS preflight); left out when undefined. */
+  events?: EventStreams;
   devMode: boolean;
   /** Origins allowed by CORS outside dev mode. */
   corsOrigins: readonly string[];
@@ -110,6 +112,13 @@ export function createApp(options: AppOptions): App {
     );
   }
   if (options.sync !== undefined) app.use(createSyncRouter(options.sync));
+  const { events } = options;
+  if (events !== undefined) {
+    // The stream authenticates its caller itself (header or cookie) and
+    // answers its own CORS preflight.
+    app.get("/events", (req, res) => events.handle(req, res));
+    app.options("/events", (req, res) => events.handle(req, res));
+  }
   registerOperationalRoutes(app, { store: options.store, metrics, now, startedAt });
   if (options.devMode && options.inMemory) {
     const auth = options.auth?.core;

@@ -33,6 +33,10 @@ async function main(): Promise<void> {
       console.log(`svc: admin token in ${relative(process.cwd(), server.adminTokenFile)}`);
     }
     console.log(`svc: agent API at ${server.url}/agent/v1/docs, MCP at ${server.url}/mcp`);
+    const sidePort = (port: number) => server.url.replace(/:\d+$/, `:${port}`);
+    console.log(
+      `svc: live sync at ${server.url}/ws and /events (also ${sidePort(server.livePorts.ws).replace(/^http/, "ws")}/ws and ${sidePort(server.livePorts.events)}/events)`,
+    );
     for (const warning of server.warnings) console.warn(`svc: warning: ${warning}`);
   } catch (error) {
     // Every boot problem svc itself detects (configuration, manifest,

@@ -10,7 +10,6 @@ import {
   type BearerResolver,
   clearedSessionCookie,
   createRateLimits,
-  readCookie,
   SESSION_COOKIE,
   sessionResolver,
 } from "@svc/auth-core/express";
@@ -22,8 +21,8 @@ import { createStore, type Store } from "@svc/store";
 import { openPostgres } from "@svc/store/pg";
 import { openSqlite } from "@svc/store/sqlite";
 import {
-  attachWebSocket,
   createChangeLog,
+  createReadTracker,
   createSync,
   startPruning,
   syncMigrations,
@@ -32,6 +31,8 @@ import { type AppOptions, createApp } from "./app.js";
 import { ConfigError, type ServerConfig } from "./config.js";
 import { readOrCreateDevAdminToken } from "./dev-admin-token.js";
 import { entitledResolver, withEntitlements } from "./entitlements.js";
+import { liveQueryRunner } from "./live-queries.js";
+import { type LivePorts, liveAuthenticator, startLiveTransports } from "./live-transports.js";
 import { loadManifestFile } from "./manifest-file.js";
 
 /** A running server. */
@@ -39,6 +40,8 @@ export interface RunningServer {
   /** `http://host:port` of the listening socket. */
   readonly url: string;
   readonly port: number;
+  /** The live transports' own ports (`SVC_PORT + 1`, `+ 2`); `/ws` and `/events` are on `port` too. */
+  readonly livePorts: LivePorts;
   readonly store: Store;
   /** The auth core; `close()` it before the store (it writes buffered key use times). */
   readonly auth: Auth;
@@ -130,6 +133,11 @@ export async function startServer(
     db: database.db,
     dialect: database.dialect,
     ...(options.now !== undefined && { now: options.now }),
+    // On Postgres every server delivers every server's commits (LISTEN/NOTIFY).
+    ...(config.databaseURL !== undefined && {
+      listen: { connectionString: config.databaseURL },
+      onError: (error: unknown) => console.error("svc: sync: change log listener:", error),
+    }),
   });
   let store: Store;
   let stopPruning = (): void => undefined;
@@ -191,13 +199,24 @@ export async function startServer(
         syncMigrations(),
       ],
     });
-    const sync = createSync({ store, log: changeLog });
     stopPruning = startPruning(changeLog, {
       onError: (error) => console.error("svc: sync: pruning the change log failed:", error),
     });
     await discoverProviders(config.oauth);
     const functions = await loadFunctions(resolve(manifestDir, manifest.functions));
     const runner = createFunctionRunner({ store, functions });
+    // Live queries run on a second runner whose reads are recorded, so the
+    // HTTP path pays nothing for it.
+    const tracker = createReadTracker(store);
+    const sync = createSync({
+      store,
+      log: changeLog,
+      queries: liveQueryRunner(
+        functions,
+        createFunctionRunner({ store: tracker.store, functions }),
+        tracker,
+      ),
+    });
     dispatchBillingEvent = (event, replay) => runner.dispatchBillingEvent({ event, replay });
     const library = await loadDocs();
     // Listen first, so the agent tools can link to the port actually bound;
@@ -220,8 +239,24 @@ export async function startServer(
     const resolveSessionCookie = billingOn
       ? async (token: string) => withEntitlements(billing, await auth.resolveSession(token))
       : (token: string) => auth.resolveSession(token);
+    // Live subscriptions (`/ws`, `/events`) on the main port and the
+    // spec's side ports, authenticated like HTTP: the same bearer
+    // resolvers, else the session cookie. Browser origins allowed by CORS
+    // may connect.
+    const live = await startLiveTransports({
+      main: server,
+      port: config.port,
+      host: config.host,
+      sync,
+      authenticate: liveAuthenticator(resolvers, resolveSessionCookie),
+      trustedOrigins: config.devMode ? true : corsOrigins,
+    }).catch(async (error: unknown) => {
+      await new Promise((resolveClose) => server.close(resolveClose));
+      throw error;
+    });
     const app = createApp({
       store,
+      events: live.events,
       functions: runner,
       authenticate: {
         resolvers,
@@ -284,35 +319,12 @@ export async function startServer(
       ...options,
     });
     server.on("request", app.express);
-    // Live subscriptions on the main port (`/ws`), authenticated like HTTP:
-    // the same bearer resolvers, else the session cookie (a stale cookie is
-    // no caller). The browser origins allowed by CORS may open sockets.
-    const hub = attachWebSocket(server, {
-      sync,
-      trustedOrigins: config.devMode ? true : corsOrigins,
-      authenticate: async (req, bearer) => {
-        if (bearer === undefined) {
-          const token = readCookie(req.headers.cookie, SESSION_COOKIE);
-          return token === undefined ? null : resolveSessionCookie(token);
-        }
-        const info = {
-          ip: req.socket.remoteAddress,
-          userAgent: req.headers["user-agent"],
-          cookie: req.headers.cookie,
-        };
-        for (const resolve of resolvers) {
-          const caller = await resolve(bearer, info);
-          if (caller !== null) return caller;
-        }
-        return null;
-      },
-      onError: (error) => console.error("svc: sync: WebSocket:", error),
-    });
     const port = boundPort;
     const host = config.host === undefined || config.host === "0.0.0.0" ? "localhost" : config.host;
     return {
       url: `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
       port,
+      livePorts: live.ports,
       store,
       auth,
       manifest,
@@ -330,19 +342,21 @@ export async function startServer(
         const drainMs = (options.drainSeconds ?? config.drainSeconds) * 1000;
         // Upgraded sockets are closed first (1001), or the server would wait on them.
         // (At least 100 ms, so a close frame is flushed before a socket is cut.)
-        const sockets = hub.close({ timeoutMs: Math.max(drainMs, 100) });
+        const sockets = live.close(Math.max(drainMs, 100));
         const closed = new Promise<void>((resolveClose) => server.close(() => resolveClose()));
         server.closeIdleConnections();
         const timer = setTimeout(() => server.closeAllConnections(), drainMs);
         await Promise.all([closed, sockets]);
         clearTimeout(timer);
         stopPruning();
+        await changeLog.close();
         await auth.close();
         await store.close();
       },
     };
   } catch (error) {
     stopPruning();
+    await changeLog.close();
     await store.close();
     throw error;
   }

@@ -1,0 +1,211 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import type { ServerFrame } from "@svc/sync";
+import { testDatabases } from "@svc/tooling/databases";
+import { EventSource } from "eventsource";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  type AuthTestServer,
+  createTestDatabase,
+  post,
+  readJSON,
+  registerPassword,
+  type SignInBody,
+  startAuthServer,
+  TRUSTED_ORIGIN,
+} from "./auth-fixtures.js";
+import { ADMIN_TOKEN, databaseEnv, tempDir } from "./fixtures.js";
+import { connectWs, type WsClient } from "./ws-client.js";
+
+// The composed server's live transports beyond /ws on the main port: SSE
+// at /events, the spec's side ports, and live query functions.
+
+function writeApp(dir: string): string {
+  const manifest = {
+    manifest_version: 1,
+    name: "sync-live-app",
+    version: "1",
+    auth: { trustedOrigins: [TRUSTED_ORIGIN] },
+    entities: [
+      {
+        name: "User",
+        fields: [
+          { name: "email", type: "string", unique: true },
+          { name: "emailVerified", type: "string", optional: true },
+        ],
+      },
+      {
+        name: "Task",
+        fields: [
+          { name: "title", type: "string" },
+          { name: "assigneeId", type: "string" },
+        ],
+      },
+    ],
+    policies: [
+      {
+        name: "assigned tasks",
+        entity: "Task",
+        allowRead: "auth.userId == data.assigneeId",
+        allowInsert: "auth.userId == data.assigneeId",
+      },
+    ],
+  };
+  writeFileSync(join(dir, "svc.json"), JSON.stringify(manifest));
+  mkdirSync(join(dir, "functions"));
+  writeFileSync(
+    join(dir, "functions", "myTitles.mjs"),
+    `export default {
+  type: "query",
+  handler: async (ctx) => (await ctx.db.query("Task", { orderBy: { field: "title" } })).rows.map((row) => row.title),
+};\n`,
+  );
+  writeFileSync(
+    join(dir, "functions", "addTask.mjs"),
+    `export default {
+  type: "mutation",
+  handler: (ctx, args) => ctx.db.insert("Task", { title: args.title, assigneeId: ctx.auth.userId }),
+};\n`,
+  );
+  return join(dir, "svc.json");
+}
+
+/** Reads an event stream with a bearer token; frames in arrival order. */
+function readEvents(url: string, token: string) {
+  const frames: ServerFrame[] = [];
+  const waiters: (() => void)[] = [];
+  const source = new EventSource(url, {
+    fetch: (input, init) =>
+      fetch(input, { ...init, headers: { ...init?.headers, authorization: `Bearer ${token}` } }),
+  });
+  source.onmessage = (message) => {
+    frames.push(JSON.parse(message.data as string) as ServerFrame);
+    for (const wake of waiters.splice(0)) wake();
+  };
+  return {
+    source,
+    async next(): Promise<ServerFrame> {
+      while (frames.length === 0) await new Promise<void>((wake) => waiters.push(wake));
+      return frames.shift() as ServerFrame;
+    },
+  };
+}
+
+describe.each(testDatabases())("live transports of the server on $name", (database) => {
+  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  let dir: ReturnType<typeof tempDir>;
+  let server: AuthTestServer;
+  let alice: SignInBody;
+  const closers: (() => unknown)[] = [];
+
+  beforeEach(async () => {
+    db = await createTestDatabase(database);
+    dir = tempDir();
+    server = await startAuthServer({
+      ...databaseEnv(db.target),
+      SVC_MANIFEST: writeApp(dir.path),
+      SVC_RATE_LIMIT: "off",
+    });
+    alice = await registerPassword(server, "alice@example.com");
+  });
+
+  afterEach(async () => {
+    for (const close of closers.splice(0)) await close();
+    await server[Symbol.asyncDispose]();
+    dir[Symbol.dispose]();
+    await db[Symbol.asyncDispose]();
+  });
+
+  const addTask = async (title: string, assigneeId = alice.user_id) => {
+    const answer = await readJSON<{ id: string }>(
+      post(server, "/api/entities/Task", { title, assigneeId }, { token: alice.token }),
+    );
+    expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+    return answer.body.id;
+  };
+
+  const ws = async (url: string, token: string): Promise<WsClient> => {
+    const client = await connectWs({ url }, { token });
+    closers.push(() => client.close());
+    return client;
+  };
+
+  it("serves SSE at /events on the main port, resumable from a cursor", async () => {
+    const first = await addTask("first");
+    const reader = readEvents(`${server.url}/events?entity=Task&id=tasks`, alice.token);
+    closers.push(() => reader.source.close());
+    const snapshot = await reader.next();
+    expect(snapshot).toMatchObject({ type: "snapshot", id: "tasks", rows: [{ id: first }] });
+    const second = await addTask("second");
+    expect(await reader.next()).toMatchObject({ type: "change", op: "insert", rowId: second });
+    // A second stream resuming from the snapshot's cursor gets the same change.
+    const cursor = (snapshot as { cursor: string }).cursor;
+    const resumed = readEvents(`${server.url}/events?entity=Task&since=${cursor}`, alice.token);
+    closers.push(() => resumed.source.close());
+    expect(await resumed.next()).toMatchObject({ type: "change", rowId: second });
+  });
+
+  it("refuses an SSE request without a caller with a 401 envelope", async () => {
+    const response = await fetch(`${server.url}/events?entity=Task`);
+    expect(response.status).toBe(401);
+    expect(await response.json()).toMatchObject({ error: { code: "AUTH_REQUIRED" } });
+  });
+
+  it("serves /ws and /events on their own ports too (free ones when SVC_PORT=0)", async () => {
+    const { ws: wsPort, events: eventsPort } = server.livePorts;
+    expect(new Set([server.port, wsPort, eventsPort]).size).toBe(3);
+    const client = await ws(`http://127.0.0.1:${wsPort}`, ADMIN_TOKEN);
+    client.send({ type: "subscribe", id: "all", entity: "Task" });
+    expect(await client.next()).toMatchObject({ type: "snapshot", rows: [] });
+    const reader = readEvents(`http://127.0.0.1:${eventsPort}/events?entity=Task`, alice.token);
+    closers.push(() => reader.source.close());
+    expect(await reader.next()).toMatchObject({ type: "snapshot" });
+    const id = await addTask("both");
+    expect(await client.next()).toMatchObject({ type: "change", rowId: id });
+    expect(await reader.next()).toMatchObject({ type: "change", rowId: id });
+    const other = await fetch(`http://127.0.0.1:${eventsPort}/api/entities/Task`);
+    expect(other.status).toBe(404);
+    expect(await other.json()).toMatchObject({ error: { code: "ROUTE_NOT_FOUND" } });
+  });
+
+  it("runs a live query function and sends its value again when it changes", async () => {
+    const client = await ws(server.url, alice.token);
+    client.send({ type: "subscribe", id: "titles", query: "myTitles" });
+    expect(await client.next()).toMatchObject({ type: "result", id: "titles", value: [] });
+    const answer = await readJSON(
+      post(server, "/api/fn/addTask", { title: "through a mutation" }, { token: alice.token }),
+    );
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect(await client.next()).toMatchObject({
+      type: "result",
+      value: ["through a mutation"],
+    });
+    client.send({ type: "subscribe", id: "m", query: "addTask", args: { title: "x" } });
+    expect(await client.next()).toMatchObject({
+      type: "error",
+      id: "m",
+      error: { code: "NOT_A_QUERY" },
+    });
+    client.send({ type: "subscribe", id: "n", query: "nope" });
+    expect(await client.next()).toMatchObject({ error: { code: "FUNCTION_NOT_FOUND" } });
+  });
+});
+
+describe("live transport ports", () => {
+  it("stops the boot with SVC_PORT when SVC_PORT + 1 is taken", async () => {
+    // A free main port whose next port is held by someone else.
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+    const taken = (blocker.address() as { port: number }).port;
+    using dir = tempDir();
+    await expect(
+      startAuthServer({
+        SVC_MANIFEST: writeApp(dir.path),
+        SVC_PORT: String(taken - 1),
+        SVC_DB_PATH: ":memory:",
+      }),
+    ).rejects.toMatchObject({ name: "ConfigError", message: expect.stringContaining("SVC_PORT") });
+    await new Promise((resolve) => blocker.close(resolve));
+  });
+});
