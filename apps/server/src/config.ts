@@ -47,6 +47,20 @@ const variables = {
       "must be true, false, a hop count, or a comma-separated list of proxy addresses",
     )
     .optional(),
+  // How long the sync change log keeps entries (a client offline longer
+  // resyncs): a week and a million entries by default.
+  SVC_SYNC_RETENTION_SECS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(366 * 24 * 3600)
+    .default(7 * 24 * 3600),
+  SVC_SYNC_RETENTION_ENTRIES: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .max(1_000_000_000)
+    .default(1_000_000),
   SVC_BODY_LIMIT_BYTES: z.coerce
     .number()
     .int()
@@ -80,6 +94,8 @@ export interface ServerConfig {
   readonly drainSeconds: number;
   /** Largest accepted request body; larger ones answer 413. */
   readonly bodyLimitBytes: number;
+  /** What the sync change log keeps (`SVC_SYNC_RETENTION_SECS`, `SVC_SYNC_RETENTION_ENTRIES`). */
+  readonly syncRetention: { readonly maxAgeMs: number; readonly maxEntries: number };
   /**
    * Which reverse proxies to believe about the client address and protocol
    * (express's `trust proxy`): false (default), true, a hop count, or a list
@@ -150,6 +166,10 @@ export function parseConfig(env: Readonly<Record<string, string | undefined>>): 
     publicURL: vars.SVC_PUBLIC_URL,
     drainSeconds: vars.SVC_DRAIN_SECS,
     bodyLimitBytes: vars.SVC_BODY_LIMIT_BYTES,
+    syncRetention: {
+      maxAgeMs: vars.SVC_SYNC_RETENTION_SECS * 1000,
+      maxEntries: vars.SVC_SYNC_RETENTION_ENTRIES,
+    },
     trustProxy: parseTrustProxy(vars.SVC_TRUST_PROXY),
     auth: parseAuthConfig(env, { devMode: vars.SVC_DEV_MODE, publicURL: vars.SVC_PUBLIC_URL }),
     oauth: parseOAuthConfig(env, { publicURL: oauthBaseURL(vars) }),

@@ -132,6 +132,7 @@ export async function startServer(
   const changeLog = createChangeLog({
     db: database.db,
     dialect: database.dialect,
+    retention: config.syncRetention,
     ...(options.now !== undefined && { now: options.now }),
     // On Postgres every server delivers every server's commits (LISTEN/NOTIFY).
     ...(config.databaseURL !== undefined && {

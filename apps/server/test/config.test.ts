@@ -42,12 +42,35 @@ describe("parseConfig", () => {
       "DATABASE_URL",
     ],
     [
+      "a sync retention under a minute",
+      { SVC_ADMIN_TOKEN: token, SVC_SYNC_RETENTION_SECS: "5" },
+      "SVC_SYNC_RETENTION_SECS",
+    ],
+    [
+      "a sync retention count that is not a number",
+      { SVC_ADMIN_TOKEN: token, SVC_SYNC_RETENTION_ENTRIES: "lots" },
+      "SVC_SYNC_RETENTION_ENTRIES",
+    ],
+    [
       "a public URL that is not a URL",
       { SVC_ADMIN_TOKEN: token, SVC_PUBLIC_URL: "nope" },
       "SVC_PUBLIC_URL",
     ],
   ])("refuses %s, naming the variable", (_label, env, variable) => {
     expect(variableOf(env)).toBe(variable);
+  });
+
+  it("reads the sync log's retention, a week and a million entries by default", () => {
+    expect(parseConfig({ SVC_ADMIN_TOKEN: token }).syncRetention).toEqual({
+      maxAgeMs: 7 * 24 * 3600 * 1000,
+      maxEntries: 1_000_000,
+    });
+    const config = parseConfig({
+      SVC_ADMIN_TOKEN: token,
+      SVC_SYNC_RETENTION_SECS: "3600",
+      SVC_SYNC_RETENTION_ENTRIES: "5000",
+    });
+    expect(config.syncRetention).toEqual({ maxAgeMs: 3_600_000, maxEntries: 5000 });
   });
 
   it("allows dev mode without an admin token and with CORS *", () => {
