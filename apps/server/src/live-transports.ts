@@ -1,12 +1,15 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
 import { type BearerResolver, readCookie, SESSION_COOKIE } from "@svc/auth-core/express";
-import type { AuthContext } from "@svc/schema";
+import type { AuthContext, RoomLogic } from "@svc/schema";
 import {
   type Authenticate,
+  attachShards,
   attachWebSocket,
   createEventStreams,
   type EventStreams,
+  type ShardHub,
   type Sync,
   type WebSocketHub,
 } from "@svc/sync";
@@ -18,6 +21,8 @@ export interface LivePorts {
   readonly ws: number;
   /** Server-Sent Events (`/events`): `SVC_PORT + 2`. */
   readonly events: number;
+  /** Realtime shards (`/shard/<room>`): `SVC_PORT + 3`. */
+  readonly shards: number;
 }
 
 /** What the live transports are built from. */
@@ -30,6 +35,8 @@ export interface LiveTransportOptions {
   readonly sync: Sync;
   readonly authenticate: Authenticate;
   readonly trustedOrigins: true | readonly string[];
+  /** Room logic by room kind (the function runner's `rooms()`). */
+  readonly rooms?: ReadonlyMap<string, RoomLogic>;
 }
 
 /** The running live transports. */
@@ -78,6 +85,14 @@ function notFound(res: ServerResponse): void {
   );
 }
 
+/** Refuses upgrades of the main server that no transport serves. */
+function refuseUnserved(req: IncomingMessage, socket: Duplex): void {
+  const url = req.url ?? "";
+  if (url === "/ws" || url.startsWith("/ws?") || url.startsWith("/shard/")) return;
+  socket.on("error", () => socket.destroy());
+  socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+}
+
 function pathIs(req: IncomingMessage, path: string): boolean {
   const url = req.url ?? "";
   return url === path || url.startsWith(`${path}?`);
@@ -98,35 +113,55 @@ async function listen(server: Server, port: number, host: string | undefined, na
 }
 
 /**
- * Starts the spec's live transports: WebSocket at `/ws` on the main port
- * and on `SVC_PORT + 1`, SSE at `/events` on the main port (served by the
- * app) and on `SVC_PORT + 2`. With `SVC_PORT=0` each side listener takes a
- * free port of its own (`ports` names them). A side port already in use
- * stops the boot with a `ConfigError`.
+ * Starts the spec's live transports, each on the main port (one proxy rule
+ * suffices) and on its own: WebSocket at `/ws` (`SVC_PORT + 1`), SSE at
+ * `/events` (served by the app; `SVC_PORT + 2`), realtime shards at
+ * `/shard/<room>` (`SVC_PORT + 3`). With `SVC_PORT=0` each side listener
+ * takes a free port of its own (`ports` names them). A side port already
+ * in use stops the boot with a `ConfigError`.
  */
 export async function startLiveTransports(options: LiveTransportOptions): Promise<LiveTransports> {
   const { sync, authenticate, trustedOrigins, port, host } = options;
   const wsPort = port === 0 ? 0 : port + 1;
   const eventsPort = port === 0 ? 0 : port + 2;
-  if (wsPort > 65535 || eventsPort > 65535) {
+  const shardsPort = port === 0 ? 0 : port + 3;
+  if (shardsPort > 65535) {
     throw new ConfigError(
       "SVC_PORT",
-      `must leave room for the live transports' ports (${port} + 2 > 65535)`,
+      `must leave room for the live transports' ports (${port} + 3 > 65535)`,
     );
   }
   const onError = (error: unknown) => console.error("svc: sync:", error);
   const events = createEventStreams({ sync, authenticate, trustedOrigins, onError });
   const hubOptions = { sync, authenticate, trustedOrigins, onError };
-  const hubs: WebSocketHub[] = [attachWebSocket(options.main, hubOptions)];
+  const hubs: WebSocketHub[] = [attachWebSocket(options.main, { ...hubOptions, shared: true })];
   const wsServer = createServer((_req, res) => notFound(res));
   hubs.push(attachWebSocket(wsServer, hubOptions));
   const eventsServer = createServer((req, res) => {
     if (pathIs(req, "/events")) events.handle(req, res);
     else notFound(res);
   });
-  const side = [wsServer, eventsServer];
+  const shardOptions = {
+    policies: sync.policies.compiled,
+    authenticate,
+    trustedOrigins,
+    ...(options.rooms !== undefined && { logic: options.rooms }),
+    existsResolver: () => sync.existsResolver(),
+    onError: (error: unknown) => console.error("svc: shards:", error),
+  };
+  const shardServer = createServer((_req, res) => notFound(res));
+  // One hub, so a room's members meet whichever port they came through.
+  const shards: ShardHub = attachShards(shardServer, shardOptions);
+  shards.attach(options.main, { shared: true });
+  options.main.on("upgrade", refuseUnserved);
+  const side = [wsServer, eventsServer, shardServer];
   const closeAll = async (timeoutMs: number): Promise<void> => {
-    await Promise.all([...hubs.map((hub) => hub.close({ timeoutMs })), events.close()]);
+    options.main.off("upgrade", refuseUnserved);
+    await Promise.all([
+      ...hubs.map((hub) => hub.close({ timeoutMs })),
+      shards.close({ timeoutMs }),
+      events.close(),
+    ]);
     await Promise.all(
       side.map(
         (server) =>
@@ -142,6 +177,7 @@ export async function startLiveTransports(options: LiveTransportOptions): Promis
     const ports = {
       ws: await listen(wsServer, wsPort, host, "the WebSocket (SVC_PORT + 1)"),
       events: await listen(eventsServer, eventsPort, host, "the SSE (SVC_PORT + 2)"),
+      shards: await listen(shardServer, shardsPort, host, "the shards (SVC_PORT + 3)"),
     };
     return { ports, events, close: closeAll };
   } catch (error) {

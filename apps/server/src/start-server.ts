@@ -40,7 +40,7 @@ export interface RunningServer {
   /** `http://host:port` of the listening socket. */
   readonly url: string;
   readonly port: number;
-  /** The live transports' own ports (`SVC_PORT + 1`, `+ 2`); `/ws` and `/events` are on `port` too. */
+  /** The live transports' own ports (`SVC_PORT + 1`, `+ 2`, `+ 3`); their paths are on `port` too. */
   readonly livePorts: LivePorts;
   readonly store: Store;
   /** The auth core; `close()` it before the store (it writes buffered key use times). */
@@ -251,6 +251,7 @@ export async function startServer(
       sync,
       authenticate: liveAuthenticator(resolvers, resolveSessionCookie),
       trustedOrigins: config.devMode ? true : corsOrigins,
+      rooms: runner.rooms(),
     }).catch(async (error: unknown) => {
       await new Promise((resolveClose) => server.close(resolveClose));
       throw error;

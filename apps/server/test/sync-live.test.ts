@@ -16,7 +16,7 @@ import {
   TRUSTED_ORIGIN,
 } from "./auth-fixtures.js";
 import { ADMIN_TOKEN, databaseEnv, tempDir } from "./fixtures.js";
-import { connectWs, type WsClient } from "./ws-client.js";
+import { attemptWs, connectWs, type WsClient } from "./ws-client.js";
 
 // The composed server's live transports beyond /ws on the main port: SSE
 // at /events, the spec's side ports, and live query functions.
@@ -51,6 +51,7 @@ function writeApp(dir: string): string {
         allowInsert: "auth.userId == data.assigneeId",
       },
     ],
+    rooms: [{ name: "chat", join: "auth.userId != null" }],
   };
   writeFileSync(join(dir, "svc.json"), JSON.stringify(manifest));
   mkdirSync(join(dir, "functions"));
@@ -66,6 +67,15 @@ function writeApp(dir: string): string {
     `export default {
   type: "mutation",
   handler: (ctx, args) => ctx.db.insert("Task", { title: args.title, assigneeId: ctx.auth.userId }),
+};\n`,
+  );
+  // Room logic: messages are stamped with the sender's user id.
+  writeFileSync(
+    join(dir, "functions", "chatRoom.mjs"),
+    `export default {
+  type: "room",
+  room: "chat",
+  onMessage: (ctx, { from, data }) => ctx.room.broadcast({ text: data.text, by: from.userId }),
 };\n`,
   );
   return join(dir, "svc.json");
@@ -125,8 +135,8 @@ describe.each(testDatabases())("live transports of the server on $name", (databa
     return answer.body.id;
   };
 
-  const ws = async (url: string, token: string): Promise<WsClient> => {
-    const client = await connectWs({ url }, { token });
+  const ws = async (url: string, token: string, path?: string): Promise<WsClient> => {
+    const client = await connectWs({ url }, { token, ...(path !== undefined && { path }) });
     closers.push(() => client.close());
     return client;
   };
@@ -153,8 +163,8 @@ describe.each(testDatabases())("live transports of the server on $name", (databa
   });
 
   it("serves /ws and /events on their own ports too (free ones when SVC_PORT=0)", async () => {
-    const { ws: wsPort, events: eventsPort } = server.livePorts;
-    expect(new Set([server.port, wsPort, eventsPort]).size).toBe(3);
+    const { ws: wsPort, events: eventsPort, shards: shardsPort } = server.livePorts;
+    expect(new Set([server.port, wsPort, eventsPort, shardsPort]).size).toBe(4);
     const client = await ws(`http://127.0.0.1:${wsPort}`, ADMIN_TOKEN);
     client.send({ type: "subscribe", id: "all", entity: "Task" });
     expect(await client.next()).toMatchObject({ type: "snapshot", rows: [] });
@@ -167,6 +177,29 @@ describe.each(testDatabases())("live transports of the server on $name", (databa
     const other = await fetch(`http://127.0.0.1:${eventsPort}/api/entities/Task`);
     expect(other.status).toBe(404);
     expect(await other.json()).toMatchObject({ error: { code: "ROUTE_NOT_FOUND" } });
+  });
+
+  it("serves shards on the main port and SVC_PORT + 3, with the app's room logic", async () => {
+    const bob = await registerPassword(server, "bob@example.com");
+    const onMain = await ws(`${server.url}`, alice.token, "/shard/chat/general");
+    expect(await onMain.next()).toMatchObject({ type: "welcome" });
+    const onSide = await ws(
+      `http://127.0.0.1:${server.livePorts.shards}`,
+      bob.token,
+      "/shard/chat/general",
+    );
+    expect(await onSide.next()).toMatchObject({ type: "welcome", members: [{}, {}] });
+    expect(await onMain.next()).toMatchObject({ type: "join" });
+    onSide.send({ type: "message", data: { text: "hi" } });
+    expect(await onMain.next()).toMatchObject({
+      type: "message",
+      data: { text: "hi", by: bob.user_id },
+    });
+    // Unknown kinds and paths no transport serves are refused.
+    for (const path of ["/shard/nope", "/elsewhere"]) {
+      const refused = await attemptWs(server, { token: alice.token, path });
+      expect(refused).toEqual({ status: 404 });
+    }
   });
 
   it("runs a live query function and sends its value again when it changes", async () => {

@@ -1,5 +1,6 @@
 import type { FunctionDefinition } from "./define-function.js";
 import type { HookDefinition } from "./define-hook.js";
+import { ROOM_HANDLERS, type RoomDefinition } from "./define-room.js";
 import { isPlainObject, isZodLike } from "./validate-args.js";
 
 const TYPES: readonly unknown[] = ["query", "mutation", "action", "hook"];
@@ -12,10 +13,12 @@ const AUTH: readonly unknown[] = [undefined, "user", "guest"];
  */
 export function findDefinitionProblem(value: unknown): string | undefined {
   if (typeof value !== "object" || value === null) {
-    return "its default export must be query(...), mutation(...), action(...) or hook(...)";
+    return "its default export must be query(...), mutation(...), action(...), hook(...) or room(...)";
   }
   const { type, handler, auth, args, on } = value as Partial<Record<string, unknown>>;
-  if (!TYPES.includes(type)) return `"type" must be "query", "mutation", "action" or "hook"`;
+  if (type === "room") return findRoomProblem(value as Partial<Record<string, unknown>>);
+  if (!TYPES.includes(type))
+    return `"type" must be "query", "mutation", "action", "hook" or "room"`;
   if (typeof handler !== "function") return `"handler" must be a function`;
   if (type === "hook") return findHookProblem(on);
   if (!AUTH.includes(auth)) return `"auth" must be "user" or "guest" when set`;
@@ -54,7 +57,31 @@ function findHookProblem(on: unknown): string | undefined {
   return HOOK_SHAPES;
 }
 
+const ROOM_KIND = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+
+function findRoomProblem(value: Partial<Record<string, unknown>>): string | undefined {
+  if (typeof value.room !== "string" || !ROOM_KIND.test(value.room)) {
+    return `a room definition needs "room", the kind it serves (a manifest rooms entry's name)`;
+  }
+  const handlers = ROOM_HANDLERS.filter((key) => value[key] !== undefined);
+  if (handlers.length === 0) {
+    return "a room definition needs at least one of onJoin, onLeave, onMessage and onTick";
+  }
+  const notFunction = handlers.find((key) => typeof value[key] !== "function");
+  if (notFunction !== undefined) return `"${notFunction}" must be a function`;
+  const { tickMs } = value;
+  if (
+    tickMs !== undefined &&
+    (typeof tickMs !== "number" || !Number.isInteger(tickMs) || tickMs < 10 || tickMs > 3_600_000)
+  ) {
+    return `"tickMs" must be an integer from 10 to 3600000`;
+  }
+  return undefined;
+}
+
 /** Whether `value` is a function definition (see `findDefinitionProblem`). */
-export function isFunctionDefinition(value: unknown): value is FunctionDefinition | HookDefinition {
+export function isFunctionDefinition(
+  value: unknown,
+): value is FunctionDefinition | HookDefinition | RoomDefinition {
   return findDefinitionProblem(value) === undefined;
 }

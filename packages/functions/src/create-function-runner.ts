@@ -1,5 +1,5 @@
-import { type AuthContext, adminAuth, isWireError } from "@svc/schema";
-import type { EntityReader, Store } from "@svc/store";
+import { type AuthContext, adminAuth, type RoomLogic } from "@svc/schema";
+import type { Store } from "@svc/store";
 import { findDefinitionProblem } from "./check-definition.js";
 import type { ActionContext, BaseContext, MutationContext, QueryContext } from "./context.js";
 import type { FunctionDefinition, FunctionType } from "./define-function.js";
@@ -9,9 +9,12 @@ import {
   type DeleteHookConfig,
   isBillingHook,
 } from "./define-hook.js";
-import { FunctionsError, isUpperSnakeCode } from "./errors.js";
+import type { RoomDefinition } from "./define-room.js";
+import { FunctionsError } from "./errors.js";
 import type { FunctionRegistry } from "./function-registry.js";
 import { membershipCheck } from "./require-member.js";
+import { createRoomLogic } from "./room-logic.js";
+import { raiseError, readOnly, toClientError } from "./runner-helpers.js";
 import { toJSONResult } from "./to-json-result.js";
 import { type ArgsValidator, createArgsValidator } from "./validate-args.js";
 
@@ -45,6 +48,12 @@ export interface FunctionRunner {
   dispatchBillingEvent(input: BillingEventInput): Promise<void>;
   /** Whether any billing hook exists (so billing can skip the hook step). */
   hasBillingHooks(): boolean;
+  /**
+   * The room logic of the registry's `room(...)` files by room kind, each
+   * handler wrapped with its context and client-safe errors; hand it to
+   * @svc/sync's `attachShards` as `logic`.
+   */
+  rooms(): ReadonlyMap<string, RoomLogic>;
 }
 
 const FUNCTION_NAME = /^[A-Za-z][A-Za-z0-9_]{0,99}$/;
@@ -67,7 +76,7 @@ interface Entry {
  * that go through this runner with the same auth. A thrown error that is not
  * already a client-safe one becomes `FUNCTION_FAILED` (500) with the original
  * as `cause`. Throws `INVALID_FUNCTION` at creation when a registry entry is
- * not a definition.
+ * not a definition, or room logic for a kind the manifest's `rooms` lack.
  *
  * @example
  * ```ts
@@ -80,6 +89,7 @@ export function createFunctionRunner(options: FunctionRunnerOptions): FunctionRu
   const entries = new Map<string, Entry>();
   const hooks: [string, DeleteHookConfig][] = [];
   const billingHooks: [string, BillingHookConfig][] = [];
+  const roomDefinitions: [string, RoomDefinition][] = [];
   for (const [name, definition] of options.functions) {
     const problem = findDefinitionProblem(definition);
     if (problem !== undefined) {
@@ -87,7 +97,8 @@ export function createFunctionRunner(options: FunctionRunnerOptions): FunctionRu
         message: `Function ${name} is not a function definition: ${problem}.`,
       });
     }
-    if (definition.type === "hook") {
+    if (definition.type === "room") roomDefinitions.push([name, definition]);
+    else if (definition.type === "hook") {
       if (isBillingHook(definition)) billingHooks.push([name, definition]);
       else hooks.push([name, definition as DeleteHookConfig]);
     } else entries.set(name, { name, definition, validate: createArgsValidator(definition.args) });
@@ -95,6 +106,7 @@ export function createFunctionRunner(options: FunctionRunnerOptions): FunctionRu
   const requireMemberFor = membershipCheck(store);
   for (const [name, definition] of hooks) registerHook(store, name, definition, requireMemberFor);
   const names = Object.freeze([...entries.keys()].sort());
+  const rooms = createRoomLogic(store, roomDefinitions);
 
   async function run(
     name: string,
@@ -179,6 +191,7 @@ export function createFunctionRunner(options: FunctionRunnerOptions): FunctionRu
     names: () => names,
     dispatchBillingEvent,
     hasBillingHooks: () => billingHooks.length > 0,
+    rooms: () => rooms,
   };
 }
 
@@ -216,42 +229,4 @@ function checkAccess(definition: FunctionDefinition, auth: AuthContext): void {
   if (auth.isAdmin) return;
   if (!auth.userId) throw new FunctionsError("AUTH_REQUIRED");
   if (auth.isGuest && definition.auth !== "guest") throw new FunctionsError("GUEST_NOT_ALLOWED");
-}
-
-/** `ctx.error`: an application error the client sees with its code and message. */
-function raiseError(code: string, message: string, status = 400): never {
-  if (typeof code !== "string" || !isUpperSnakeCode(code)) {
-    throw new TypeError(`ctx.error: the code ${JSON.stringify(code)} is not UPPER_SNAKE.`);
-  }
-  if (!Number.isInteger(status) || status < 400 || status > 599) {
-    throw new TypeError(`ctx.error: the status ${String(status)} is not an error status.`);
-  }
-  throw new FunctionsError(code, { message: String(message), status });
-}
-
-/**
- * A reader whose write methods, should JavaScript code call them despite the
- * types, throw `QUERY_CANNOT_WRITE` instead of writing.
- */
-function readOnly(reader: EntityReader): EntityReader {
-  const refuse = async (): Promise<never> => {
-    throw new FunctionsError("QUERY_CANNOT_WRITE");
-  };
-  const db = {
-    get: reader.get.bind(reader),
-    query: reader.query.bind(reader),
-    insert: refuse,
-    update: refuse,
-    delete: refuse,
-  };
-  return Object.freeze(db);
-}
-
-/** Errors a client may see pass through; anything else becomes `FUNCTION_FAILED`. */
-function toClientError(error: unknown, name: string): unknown {
-  if (isWireError(error)) return error;
-  return new FunctionsError("FUNCTION_FAILED", {
-    message: `Function ${name} failed.`,
-    cause: error,
-  });
 }

@@ -1,3 +1,4 @@
+export type { RoomHandle, RoomMember, RoomMessage, RoomTick } from "@svc/schema";
 export { findDefinitionProblem, isFunctionDefinition } from "./check-definition.js";
 export type {
   ActionContext,
@@ -40,6 +41,12 @@ export {
   hook,
   isBillingHook,
 } from "./define-hook.js";
+export {
+  type RoomConfig,
+  type RoomContext,
+  type RoomDefinition,
+  room,
+} from "./define-room.js";
 export {
   type ApplicationErrorCode,
   type ApplicationErrorOptions,

@@ -5,6 +5,7 @@ import { tsImport } from "tsx/esm/api";
 import { findDefinitionProblem } from "./check-definition.js";
 import type { FunctionDefinition } from "./define-function.js";
 import type { HookDefinition } from "./define-hook.js";
+import type { RoomDefinition } from "./define-room.js";
 import { FunctionsError } from "./errors.js";
 import type { FunctionRegistry } from "./function-registry.js";
 
@@ -29,7 +30,7 @@ interface FunctionFile {
  * The file name without extension is the function name and must match
  * `/^[A-Za-z][A-Za-z0-9_]*$/`. TypeScript loads without a build step (tsx);
  * JavaScript through `import()`. The default export must be a query,
- * mutation or action definition. A missing directory is an empty registry.
+ * mutation, action, hook or room definition. A missing directory is an empty registry.
  *
  * Throws `FunctionsError` `FUNCTION_LOAD_FAILED` when a file fails to import
  * and `INVALID_FUNCTION` for a bad name, a name defined twice (`foo.ts` and
@@ -44,7 +45,7 @@ interface FunctionFile {
  */
 export async function loadFunctions(dir: string): Promise<FunctionRegistry> {
   const files = await findFunctionFiles(dir);
-  const registry = new Map<string, FunctionDefinition | HookDefinition>();
+  const registry = new Map<string, FunctionDefinition | HookDefinition | RoomDefinition>();
   if (files.length === 0) return registry;
   for (const file of files) {
     const url = pathToFileURL(file.path).href;
@@ -64,7 +65,7 @@ export async function loadFunctions(dir: string): Promise<FunctionRegistry> {
         message: `${file.label} is not a function definition: ${problem}.`,
       });
     }
-    registry.set(file.name, definition as FunctionDefinition | HookDefinition);
+    registry.set(file.name, definition as FunctionDefinition | HookDefinition | RoomDefinition);
   }
   return registry;
 }

@@ -19,10 +19,13 @@ export interface LiteralExpr extends Span {
   readonly value: string | number | boolean | null;
 }
 
-/** `auth.<name>`, `data.<name>` or `existing.<name>`; the name is checked later. */
+/**
+ * `auth.<name>`, `data.<name>`, `existing.<name>` or (in a room's join
+ * rule) `room.<name>`; the name is checked later.
+ */
 export interface RefExpr extends Span {
   readonly kind: "ref";
-  readonly scope: "auth" | "data" | "existing";
+  readonly scope: "auth" | "data" | "existing" | "room";
   readonly name: string;
 }
 

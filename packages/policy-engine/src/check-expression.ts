@@ -12,12 +12,20 @@ import { type PolicyAction, type PolicyIssue, ruleKey } from "./errors.js";
 const AUTH_MEMBERS = ["userId", "tenantId", "isAdmin", "isGuest"] as const;
 type AuthMember = (typeof AUTH_MEMBERS)[number];
 
-/** What a rule is checked against. */
-export interface CheckTarget {
-  readonly manifest: Manifest;
-  readonly entity: EntityDef;
-  readonly action: PolicyAction;
-}
+/** What a rule is checked against: an entity's rule for one action, or a room kind's join rule. */
+export type CheckTarget =
+  | {
+      readonly manifest: Manifest;
+      readonly entity: EntityDef;
+      readonly action: PolicyAction;
+    }
+  | { readonly manifest: Manifest; readonly room: string };
+
+/** What a join rule reads of its room: the kind, and the key (null in a room without one). */
+const ROOM_FIELDS: Readonly<Record<string, FieldInfo>> = {
+  name: { entity: "room", name: "name", type: "string", nullable: false },
+  key: { entity: "room", name: "key", type: "string", nullable: true },
+};
 
 /** The type of an operand, as far as comparisons care. */
 type OperandType = CompareKind | "json" | "null";
@@ -162,8 +170,24 @@ export class RuleChecker {
     }
   }
 
-  private fieldRef(scope: "data" | "existing", name: string, span: Span): Operand | null {
+  private fieldRef(scope: "data" | "existing" | "room", name: string, span: Span): Operand | null {
+    if ("room" in this.target) {
+      if (scope !== "room") {
+        return this.fail(
+          `${scope} is not available in a join rule (use auth.*, room.name and room.key)`,
+          span.start,
+        );
+      }
+      const field = Object.hasOwn(ROOM_FIELDS, name) ? ROOM_FIELDS[name] : undefined;
+      if (field === undefined) {
+        return this.fail(`unknown room.${name} (room has name and key)`, span.start);
+      }
+      return { kind: "field", scope, field, span };
+    }
     const { action, entity } = this.target;
+    if (scope === "room") {
+      return this.fail("room is available only in a room's join rule", span.start);
+    }
     const key = ruleKey(action);
     if (scope === "existing" && (action === "read" || action === "insert")) {
       return this.fail(`existing is not available in ${key} (use data)`, span.start);

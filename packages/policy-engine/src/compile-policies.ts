@@ -1,6 +1,6 @@
 import type { Manifest, PolicyDef } from "@svc/schema";
 import { RuleChecker } from "./check-expression.js";
-import type { CompiledPolicies, CompiledRule } from "./condition.js";
+import type { CompiledJoinRule, CompiledPolicies, CompiledRule } from "./condition.js";
 import {
   formatPolicyIssue,
   type PolicyAction,
@@ -25,7 +25,9 @@ function emptyRules(): Record<PolicyAction, CompiledRule[]> {
 }
 
 /**
- * Parses and type-checks every rule of every policy in a validated manifest.
+ * Parses and type-checks every rule of every policy in a validated manifest,
+ * and every room kind's `join` rule (which reads `auth.*`, `room.name` and
+ * `room.key`, and may use `exists(...)`; `data` and `existing` are refused).
  * An entity may have several policies: an action is allowed when any of its
  * rules allows it, and denied when the entity has none for it.
  *
@@ -76,6 +78,7 @@ export function compilePolicies(manifest: Manifest): CompiledPolicies {
       }
     }
   }
+  const rooms = compileJoinRules(manifest, issues);
   if (issues.length > 0) {
     const lines = issues.map(formatPolicyIssue);
     throw new PolicyError("INVALID_POLICIES", {
@@ -83,7 +86,34 @@ export function compilePolicies(manifest: Manifest): CompiledPolicies {
       issues,
     });
   }
-  return { manifest, rules };
+  return { manifest, rules, rooms };
+}
+
+/** Parses and checks every room kind's join rule; problems go to `issues`. */
+function compileJoinRules(
+  manifest: Manifest,
+  issues: PolicyIssue[],
+): Map<string, CompiledJoinRule> {
+  const rooms = new Map<string, CompiledJoinRule>();
+  // A hand-built manifest may predate the rooms section.
+  for (const room of manifest.rooms ?? []) {
+    const source = room.join;
+    let expr: ReturnType<typeof parsePolicyExpression>;
+    try {
+      expr = parsePolicyExpression(source);
+    } catch (error) {
+      if (!(error instanceof PolicyError)) throw error;
+      for (const issue of error.issues) issues.push({ ...issue, room: room.name });
+      continue;
+    }
+    const checker = new RuleChecker({ manifest, room: room.name });
+    const condition = checker.condition(expr);
+    for (const issue of checker.issues) issues.push({ ...issue, room: room.name });
+    if (condition !== null && checker.issues.length === 0) {
+      rooms.set(room.name, { room: room.name, source, expr, condition });
+    }
+  }
+  return rooms;
 }
 
 /** The rules for one entity and action (empty when none allows it). */

@@ -33,7 +33,7 @@ export type CompareKind = "text" | "number" | "bool" | "datetime";
 
 /**
  * A checked value: a literal, an `auth` member, a role or entitlement test or
- * a field of `data`/`existing`.
+ * a field of `data`/`existing` (or, in a room's join rule, of `room`).
  */
 export type Operand =
   | {
@@ -50,7 +50,7 @@ export type Operand =
   | { readonly kind: "entitlement"; readonly entitlement: string; readonly span: Span }
   | {
       readonly kind: "field";
-      readonly scope: "data" | "existing";
+      readonly scope: "data" | "existing" | "room";
       readonly field: FieldInfo;
       readonly span: Span;
     };
@@ -99,6 +99,18 @@ export interface CompiledRule {
   readonly condition: Condition;
 }
 
+/** A room kind's join rule, parsed and checked; see `compilePolicies`. */
+export interface CompiledJoinRule {
+  /** The room kind (the manifest entry's `name`). */
+  readonly room: string;
+  /** The rule as written. */
+  readonly source: string;
+  /** The syntax tree. */
+  readonly expr: Expr;
+  /** The checked form the evaluator walks. */
+  readonly condition: Condition;
+}
+
 /** Every rule of a manifest, by entity and action; see `compilePolicies`. */
 export interface CompiledPolicies {
   readonly manifest: Manifest;
@@ -108,4 +120,6 @@ export interface CompiledPolicies {
    * store's business).
    */
   readonly rules: ReadonlyMap<string, Readonly<Record<PolicyAction, readonly CompiledRule[]>>>;
+  /** Room kind to its join rule (see the manifest's `rooms`); a kind not here cannot be joined. */
+  readonly rooms: ReadonlyMap<string, CompiledJoinRule>;
 }

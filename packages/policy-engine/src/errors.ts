@@ -38,6 +38,8 @@ export interface PolicyIssue {
   readonly policy?: string;
   readonly entity?: string;
   readonly action?: PolicyAction;
+  /** The room kind, when the rule is a room's join rule. */
+  readonly room?: string;
 }
 
 /** The manifest key of an action's rule: `read` -> `allowRead`. */
@@ -47,9 +49,12 @@ export function ruleKey(action: PolicyAction): string {
 
 /**
  * Renders an issue as one line: `policy "own todos" (Todo.allowRead): unknown
- * field data.owner at 16`, or just the message when it has no policy.
+ * field data.owner at 16`, `room "game" (join): unknown room.kind at 1`, or
+ * just the message when it has no policy.
  */
 export function formatPolicyIssue(issue: PolicyIssue): string {
+  if (issue.room !== undefined)
+    return `room ${JSON.stringify(issue.room)} (join): ${issue.message}`;
   if (issue.entity === undefined || issue.action === undefined) return issue.message;
   const where = `${issue.entity}.${ruleKey(issue.action)}`;
   return issue.policy === undefined

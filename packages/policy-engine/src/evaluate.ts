@@ -41,6 +41,8 @@ export interface EvaluateInput {
   readonly data?: PolicyRow;
   /** The stored row, for updates and deletes. */
   readonly existing?: PolicyRow;
+  /** The room a join rule is evaluated for (`name`, `key`); entity rules never read it. */
+  readonly room?: PolicyRow;
   /** Answers `exists(...)`; without it a rule that reaches one throws `EXISTS_UNRESOLVED`. */
   readonly lookup?: ExistsLookup;
 }
@@ -56,6 +58,7 @@ export interface Scope {
   readonly auth: PolicyAuth;
   readonly data: PolicyRow | undefined;
   readonly existing: PolicyRow | undefined;
+  readonly room?: PolicyRow | undefined;
 }
 
 /** A question the walk cannot answer alone; the driver sends back the answer. */
@@ -78,7 +81,7 @@ export function operandValue(operand: Operand, scope: Scope): PolicyValue {
     case "entitlement":
       return hasEntitlement(scope.auth, operand.entitlement);
     case "field":
-      return readField(operand.scope === "data" ? scope.data : scope.existing, operand.field);
+      return readField(scope[operand.scope], operand.field);
   }
 }
 
@@ -132,8 +135,13 @@ function* walk(condition: Condition, scope: Scope): Walk {
   }
 }
 
-function scopeOf(input: { auth: PolicyAuth; data?: PolicyRow; existing?: PolicyRow }): Scope {
-  return { auth: input.auth, data: input.data, existing: input.existing };
+function scopeOf(input: {
+  auth: PolicyAuth;
+  data?: PolicyRow;
+  existing?: PolicyRow;
+  room?: PolicyRow;
+}): Scope {
+  return { auth: input.auth, data: input.data, existing: input.existing, room: input.room };
 }
 
 /** Runs a walk to the end, answering `exists` questions synchronously. */
@@ -161,7 +169,10 @@ async function driveAsync(walker: Walk, resolve: ExistsResolver): Promise<RuleOu
  * `explain`). `&&` and `||` short-circuit left to right, so `exists` lookups
  * run only when they matter.
  */
-export function evaluateRule(rule: CompiledRule, input: EvaluateInput): RuleOutcome {
+export function evaluateRule(
+  rule: Pick<CompiledRule, "condition">,
+  input: EvaluateInput,
+): RuleOutcome {
   return drive(walk(rule.condition, scopeOf(input)), input.lookup);
 }
 
@@ -173,13 +184,13 @@ export function evaluateRule(rule: CompiledRule, input: EvaluateInput): RuleOutc
  * const [rule] = compiled.rules.get("Todo")?.read ?? [];
  * if (rule) evaluate(rule, { auth, data: { ownerId: "u1" } }); // true when auth.userId is "u1"
  */
-export function evaluate(rule: CompiledRule, input: EvaluateInput): boolean {
+export function evaluate(rule: Pick<CompiledRule, "condition">, input: EvaluateInput): boolean {
   return evaluateRule(rule, input).value;
 }
 
 /** Like `evaluateRule`, but `exists` questions go to an asynchronous resolver. */
 export function evaluateRuleAsync(
-  rule: CompiledRule,
+  rule: Pick<CompiledRule, "condition">,
   input: Omit<EvaluateInput, "lookup">,
   resolve: ExistsResolver,
 ): Promise<RuleOutcome> {

@@ -18,6 +18,7 @@ export {
   checkAccess,
   evaluateAccess,
 } from "./check-access.js";
+export { checkJoin, type JoinRequest } from "./check-join.js";
 export { compilePolicies, POLICY_ACTIONS, rulesFor } from "./compile-policies.js";
 export {
   compileReadFilter,
@@ -28,6 +29,7 @@ export {
 export type {
   CheckedExistsCondition,
   CompareKind,
+  CompiledJoinRule,
   CompiledPolicies,
   CompiledRule,
   Condition,

@@ -1,4 +1,4 @@
-import type { CompareOp, ExistsCondition, ExistsExpr, Expr } from "./ast.js";
+import type { CompareOp, ExistsCondition, ExistsExpr, Expr, RefExpr } from "./ast.js";
 import { PolicyError } from "./errors.js";
 import { parseError, type Token, tokenize } from "./lexer.js";
 
@@ -11,7 +11,7 @@ export const POLICY_LIMITS = {
 } as const;
 
 const COMPARE_OPS: ReadonlySet<string> = new Set(["==", "!=", "<", "<=", ">", ">="]);
-const SCOPES: ReadonlySet<string> = new Set(["auth", "data", "existing"]);
+const SCOPES: ReadonlySet<string> = new Set(["auth", "data", "existing", "room"]);
 
 function limitError(message: string, offset: number): never {
   const column = offset + 1;
@@ -185,7 +185,7 @@ class Parser {
     if (this.isPunct(".")) {
       parseError(`${scope.text}.${name.text} has no members`, this.peek().start);
     }
-    const refScope = scope.text === "auth" ? "auth" : scope.text === "data" ? "data" : "existing";
+    const refScope = scope.text as RefExpr["scope"];
     return { kind: "ref", scope: refScope, name: name.text, start: scope.start, end: name.end };
   }
 

@@ -4,6 +4,7 @@ import {
   type OrgMembershipConfig,
   type PolicyDef,
   parseManifest,
+  type RoomInput,
 } from "./manifest.js";
 
 /** The rules of one policy; each is a policy expression, absent meaning "denied". */
@@ -58,6 +59,12 @@ export interface AppDefinition {
   readonly entities?: readonly Entity[];
   /** Policies declared with `policy(...)` (default: none, so only the admin gets in). */
   readonly policies?: readonly PolicyDef[];
+  /**
+   * Realtime room kinds served at `/shard/<name>[/<key>]`, each with a `join`
+   * policy expression over `auth.*`, `room.name` and `room.key` (default:
+   * none, so no room can be joined).
+   */
+  readonly rooms?: readonly RoomInput[];
   /** Directory of server functions, relative to the manifest (default `"functions"`). */
   readonly functions?: string;
 }
@@ -88,6 +95,7 @@ export function defineApp(app: AppDefinition): ManifestInput {
   }
   if (app.entities !== undefined) manifest.entities = app.entities.map((e) => e.toEntity());
   if (app.policies !== undefined) manifest.policies = app.policies.map((p) => ({ ...p }));
+  if (app.rooms !== undefined) manifest.rooms = app.rooms.map((r) => ({ ...r }));
   if (app.functions !== undefined) manifest.functions = app.functions;
   parseManifest(manifest);
   return manifest;

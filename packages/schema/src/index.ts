@@ -37,6 +37,7 @@ export {
 export { assertValidId, generateId, isValidId } from "./ids.js";
 export { exceedsDepth, MAX_JSON_DEPTH } from "./json-depth.js";
 export {
+  DEFAULT_ROOM_MAX_MEMBERS,
   type EntityDef,
   entitySchema,
   type FieldDef,
@@ -44,6 +45,7 @@ export {
   fieldKinds,
   fieldSchema,
   findEntity,
+  findRoom,
   formatPath,
   type IndexDef,
   indexSchema,
@@ -57,6 +59,9 @@ export {
   type PolicyDef,
   parseManifest,
   policySchema,
+  type RoomDef,
+  type RoomInput,
+  roomSchema,
 } from "./manifest.js";
 export {
   describeMigrationStep,
@@ -69,6 +74,13 @@ export {
   planTables,
   type TablePlan,
 } from "./plan.js";
+export type {
+  RoomHandle,
+  RoomLogic,
+  RoomMember,
+  RoomMessage,
+  RoomTick,
+} from "./room-logic.js";
 export { checkFieldValue, normalizeDatetime, type ValueCheck, type ValueIssue } from "./values.js";
 export {
   type ErrorBody,

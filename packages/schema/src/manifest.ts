@@ -93,6 +93,31 @@ export const policySchema = z.strictObject({
   allowDelete: z.string().optional(),
 });
 
+/** A room kind: a URL segment of `/shard/<name>`, letters, digits, `_` and `-`. */
+const ROOM_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+
+/** Default bound of one room instance's members. */
+export const DEFAULT_ROOM_MAX_MEMBERS = 100;
+
+/**
+ * A realtime room kind served at `/shard/<name>` or `/shard/<name>/<key>`.
+ * `join` is a policy expression over `auth.*`, `room.name` and `room.key`
+ * (null without a key) that admits a caller; `maxMembers` bounds one room
+ * instance (default 100); `tickMs` is the rate of the room logic's `onTick`.
+ * A kind the manifest does not declare cannot be joined.
+ */
+export const roomSchema = z.strictObject({
+  name: z
+    .string()
+    .regex(
+      ROOM_NAME,
+      "must start with a letter and hold only letters, digits, _ and - (at most 64 characters)",
+    ),
+  join: z.string().min(1, "a room needs a join rule"),
+  maxMembers: z.number().int().min(1).max(100_000).default(DEFAULT_ROOM_MAX_MEMBERS),
+  tickMs: z.number().int().min(10).max(3_600_000).optional(),
+});
+
 /**
  * Where organization memberships live: an entity with an organization field,
  * a user field and a role field, one row per (organization, user, role).
@@ -126,6 +151,7 @@ const manifestObject = z.strictObject({
     .default({ trustedOrigins: [] }),
   entities: z.array(entitySchema).default([]),
   policies: z.array(policySchema).default([]),
+  rooms: z.array(roomSchema).default([]),
   functions: z.string().min(1).default("functions"),
 });
 
@@ -139,6 +165,10 @@ export type EntityDef = z.infer<typeof entitySchema>;
 export type FieldDef = z.infer<typeof fieldSchema>;
 export type IndexDef = z.infer<typeof indexSchema>;
 export type PolicyDef = z.infer<typeof policySchema>;
+/** A room kind (see `roomSchema`), defaults filled in. */
+export type RoomDef = z.infer<typeof roomSchema>;
+/** A room kind as an author may write it (`maxMembers` optional). */
+export type RoomInput = z.input<typeof roomSchema>;
 
 /** Checks that need the whole manifest: names, targets, owners, index fields. */
 /** A membership model the manifest names explicitly must point at a declared entity and fields. */
@@ -249,6 +279,17 @@ function checkReferences(m: z.infer<typeof manifestObject>, ctx: z.RefinementCtx
       }
     });
   });
+  const roomNames = new Set<string>();
+  m.rooms.forEach((room, r) => {
+    if (roomNames.has(room.name)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["rooms", r, "name"],
+        message: `duplicate room name ${room.name}`,
+      });
+    }
+    roomNames.add(room.name);
+  });
   m.policies.forEach((policy, p) => {
     if (!entityNames.has(policy.entity)) {
       ctx.addIssue({
@@ -319,6 +360,11 @@ export function parseManifest(input: unknown): Manifest {
 /** Finds an entity by name, or undefined. */
 export function findEntity(manifest: Manifest, name: string): EntityDef | undefined {
   return manifest.entities.find((entity) => entity.name === name);
+}
+
+/** Finds a room kind by name, or undefined. */
+export function findRoom(manifest: Manifest, name: string): RoomDef | undefined {
+  return manifest.rooms.find((room) => room.name === name);
 }
 
 /** The entity's owner field, when it declares one. */

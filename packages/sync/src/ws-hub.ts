@@ -18,6 +18,12 @@ export const DEFAULT_WS_KEEPALIVE_MS = 30_000;
 export interface WebSocketOptions {
   /** The upgrade path served. Default `/ws`; other paths are refused with 404. */
   readonly path?: string;
+  /**
+   * Leave upgrades for other paths to another listener instead of
+   * refusing them (when several transports share one server; something
+   * must then refuse what nobody serves). Default false.
+   */
+  readonly shared?: boolean;
   readonly sync: Sync;
   /**
    * Resolves the caller of an upgrade request. `bearer` is the token of
@@ -101,11 +107,13 @@ export function attachWebSocket(server: Server, options: WebSocketOptions): WebS
   });
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
-    socket.on("error", () => socket.destroy());
     if (pathOf(req.url) !== path) {
+      if (options.shared === true) return;
+      socket.on("error", () => socket.destroy());
       refuse(socket, 404, "Not Found");
       return;
     }
+    socket.on("error", () => socket.destroy());
     if (closed) {
       refuse(socket, 503, "Service Unavailable");
       return;

@@ -1,0 +1,308 @@
+import type { IncomingMessage, Server } from "node:http";
+import type { Duplex } from "node:stream";
+import { type CompiledPolicies, checkJoin, type ExistsResolver } from "@svc/policy-engine";
+import type { AuthContext, RoomDef, RoomLogic } from "@svc/schema";
+import { WebSocketServer } from "ws";
+import { type Authenticate, originTrusted, pathOf, refuse, resolveCaller } from "../upgrade.js";
+import { WS_CLOSE_CODES } from "../ws-frames.js";
+import { MAX_SHARD_FRAME_BYTES } from "./frames.js";
+import { type MemberSocket, openMember } from "./member.js";
+import { createRoomInstance, type RoomInstance, type ShardTimers } from "./room.js";
+
+/** The subprotocol of svc's shard frames; a client may offer it beside `bearer.<token>`. */
+export const SHARD_PROTOCOL = "svc.shard.v1";
+/** Default bound of a member's outgoing queue: 1 MiB. */
+export const DEFAULT_SHARD_MAX_QUEUE = 1024 * 1024;
+/** Default interval of `onTick` when neither the manifest nor the logic sets one: 1 s. */
+export const DEFAULT_SHARD_TICK_MS = 1000;
+/** Default interval of the server's keepalive pings: 30 s. */
+export const DEFAULT_SHARD_KEEPALIVE_MS = 30_000;
+
+const ROOM_KEY = /^[A-Za-z0-9_-]{1,128}$/;
+
+/** Options of `attachShards`. */
+export interface ShardOptions {
+  /** The path prefix served: `<path>/<kind>` and `<path>/<kind>/<key>`. Default `/shard`. */
+  readonly path?: string;
+  /**
+   * Leave upgrades outside the prefix to another listener instead of
+   * refusing them (when several transports share one server). Default false.
+   */
+  readonly shared?: boolean;
+  /**
+   * The manifest's compiled policies (`compilePolicies(manifest)`, or
+   * `sync.policies.compiled`): the room kinds (`manifest.rooms`) and their
+   * join rules. A kind not declared there is refused with 404.
+   */
+  readonly policies: CompiledPolicies;
+  /** Resolves the caller of an upgrade request; the contract of `attachWebSocket`'s `authenticate`. */
+  readonly authenticate: Authenticate;
+  /**
+   * Origins allowed to open sockets (requests without `Origin` pass, the
+   * server's own origin always does); `true` trusts every origin (dev mode).
+   * Others are refused with 403.
+   */
+  readonly trustedOrigins: true | readonly string[];
+  /** Server-side logic by room kind, usually `runner.rooms()` from @svc/functions. */
+  readonly logic?: ReadonlyMap<string, RoomLogic>;
+  /**
+   * Makes the resolver of `exists(...)` in join rules, once per join, e.g.
+   * `() => cachedExistsResolver(store.systemReader())`. Without it a join
+   * rule that reaches `exists` fails the join (1011).
+   */
+  readonly existsResolver?: () => ExistsResolver;
+  /** Bytes a member's outgoing buffer may hold before it is closed with 1013. Default 1 MiB. */
+  readonly maxQueue?: number;
+  /** Interval of keepalive pings; a peer that missed the previous one is terminated. Default 30 s. */
+  readonly keepaliveMs?: number;
+  /** The clock of ticks (`tick.now`). Default `Date.now`. */
+  readonly now?: () => number;
+  /** The timers ticks run on. Default: the global `setInterval` / `clearInterval`. */
+  readonly timers?: ShardTimers;
+  /** Receives unexpected errors (and failures of `onLeave` / `onTick`). Default: `console.error`. */
+  readonly onError?: (error: unknown) => void;
+}
+
+/** The shard transport attached to an HTTP server. */
+export interface ShardHub {
+  /** Open, joined or joining sockets. */
+  readonly connections: number;
+  /** Room instances with members (or joins in flight). */
+  readonly rooms: number;
+  /** The number of members of one room instance (0 when it does not exist). */
+  members(name: string, key?: string | null): number;
+  /**
+   * Serves the same rooms on another server too (the main port beside the
+   * shard port): members of one room meet whichever server they came
+   * through. `shared` as in `ShardOptions`.
+   */
+  attach(server: Server, options?: { shared?: boolean }): void;
+  /**
+   * Refuses new upgrades (503), closes every socket with 1001 and resolves
+   * once they are closed; sockets still open after `timeoutMs` (default
+   * 1000) are terminated.
+   */
+  close(options?: { timeoutMs?: number }): Promise<void>;
+}
+
+function reportError(error: unknown): void {
+  console.error("[@svc/sync] shard transport error", error);
+}
+
+const globalTimers: ShardTimers = {
+  setInterval: (tick, ms) => setInterval(tick, ms),
+  clearInterval: (handle) => clearInterval(handle as ReturnType<typeof setInterval>),
+};
+
+/** `<path>/<kind>[/<key>]` to the room it names, or null. */
+function roomOf(path: string, prefix: string): { name: string; key: string | null } | null {
+  if (!path.startsWith(`${prefix}/`)) return null;
+  const [name, key, ...rest] = path.slice(prefix.length + 1).split("/");
+  if (name === undefined || name === "" || rest.length > 0) return null;
+  if (key !== undefined && !ROOM_KEY.test(key)) return null;
+  return { name, key: key ?? null };
+}
+
+const instanceKey = (name: string, key: string | null): string => `${name}\u0000${key ?? ""}`;
+
+/**
+ * Serves realtime rooms over WebSocket on `server`'s `upgrade` event at
+ * `/shard/<kind>` and `/shard/<kind>/<key>`: presence, messages to the
+ * room instance's members only, and optional server-side room logic
+ * (`onJoin`, `onLeave`, `onMessage`, `onTick`). Frames: `ShardClientFrame`,
+ * `ShardServerFrame`.
+ *
+ * - A kind the manifest's `rooms` do not declare, or a bad key: 404. An
+ *   untrusted `Origin`: 403. Both before the upgrade.
+ * - Credentials as for `/ws` (bearer header, `bearer.<token>` subprotocol,
+ *   cookie through `authenticate`); without a user or the admin token the
+ *   socket is closed with 1008. A join rule that refuses: 1008 with reason
+ *   `join denied` (the admin token passes every join rule). A full
+ *   instance (`maxMembers`): 1013. `onJoin` refusing: an `error` frame,
+ *   then 1008 with its code as reason.
+ * - `onTick` runs every `tickMs` (manifest entry, else the logic's, else
+ *   1 s) while the instance has members; an instance and its `state` are
+ *   dropped when the last member leaves.
+ * - A member whose outgoing buffer passes `maxQueue` is closed with 1013.
+ *
+ * Upgrades for other paths are refused with 404, unless `shared` leaves
+ * them to the server's other transports.
+ *
+ * @example
+ * const shards = attachShards(shardServer, {
+ *   policies: sync.policies.compiled,
+ *   logic: runner.rooms(),
+ *   trustedOrigins: ["https://app.example.com"],
+ *   authenticate: async (_req, bearer) => (bearer === undefined ? null : resolveToken(bearer)),
+ * });
+ * await shards.close();
+ */
+export function attachShards(server: Server, options: ShardOptions): ShardHub {
+  const prefix = options.path ?? "/shard";
+  const { policies, trustedOrigins } = options;
+  const onError = options.onError ?? reportError;
+  const timers = options.timers ?? globalTimers;
+  const now = options.now ?? Date.now;
+  const memberContext = { maxQueue: options.maxQueue ?? DEFAULT_SHARD_MAX_QUEUE, onError };
+  const kinds = new Map<string, RoomDef>(
+    (policies.manifest.rooms ?? []).map((room) => [room.name, room]),
+  );
+  const instances = new Map<string, RoomInstance>();
+  const sockets = new Set<MemberSocket>();
+  let closed = false;
+  const wss = new WebSocketServer({
+    noServer: true,
+    clientTracking: false,
+    maxPayload: MAX_SHARD_FRAME_BYTES,
+    perMessageDeflate: false,
+    handleProtocols: (protocols) => {
+      if (protocols.has(SHARD_PROTOCOL)) return SHARD_PROTOCOL;
+      return [...protocols].find((protocol) => protocol.startsWith("bearer.")) ?? false;
+    },
+  });
+
+  const instanceOf = (kind: RoomDef, key: string | null): RoomInstance => {
+    const id = instanceKey(kind.name, key);
+    let instance = instances.get(id);
+    if (instance === undefined) {
+      const logic = options.logic?.get(kind.name);
+      const created = createRoomInstance({
+        name: kind.name,
+        key,
+        maxMembers: kind.maxMembers,
+        logic,
+        tickMs: kind.tickMs ?? logic?.tickMs ?? DEFAULT_SHARD_TICK_MS,
+        timers,
+        now,
+        onError,
+        onEmpty: () => {
+          if (instances.get(id) === created) instances.delete(id);
+        },
+      });
+      instance = created;
+      instances.set(id, instance);
+    }
+    return instance;
+  };
+
+  /** Whether the join rule admits the caller; null when it could not be decided. */
+  const admitted = async (
+    auth: AuthContext,
+    name: string,
+    key: string | null,
+  ): Promise<boolean | null> => {
+    if (auth.isAdmin) return true;
+    const rule = policies.rooms.get(name);
+    if (rule === undefined) return false;
+    try {
+      return await checkJoin(rule, { auth, name, key }, options.existsResolver?.());
+    } catch (error) {
+      onError(error);
+      return null;
+    }
+  };
+
+  const onUpgrade = (shared: boolean, req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    const requested = pathOf(req.url);
+    if (shared && !requested.startsWith(`${prefix}/`)) return;
+    socket.on("error", () => socket.destroy());
+    const target = roomOf(requested, prefix);
+    const kind = target === null ? undefined : kinds.get(target.name);
+    if (target === null || kind === undefined) {
+      refuse(socket, 404, "Not Found");
+      return;
+    }
+    if (closed) {
+      refuse(socket, 503, "Service Unavailable");
+      return;
+    }
+    if (!originTrusted(req, trustedOrigins)) {
+      refuse(socket, 403, "Forbidden");
+      return;
+    }
+    void (async () => {
+      const caller = await resolveCaller(req, options.authenticate);
+      const verdict = "auth" in caller ? await admitted(caller.auth, kind.name, target.key) : false;
+      if (socket.destroyed) return;
+      if (closed) {
+        refuse(socket, 503, "Service Unavailable");
+        return;
+      }
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        ws.on("error", () => undefined);
+        if ("reason" in caller) {
+          ws.close(WS_CLOSE_CODES.POLICY_VIOLATION, caller.reason);
+          return;
+        }
+        if (verdict !== true) {
+          if (verdict === null) ws.close(WS_CLOSE_CODES.INTERNAL_ERROR, "join rule failed");
+          else ws.close(WS_CLOSE_CODES.POLICY_VIOLATION, "join denied");
+          return;
+        }
+        const member = openMember(ws, caller.auth, instanceOf(kind, target.key), memberContext);
+        sockets.add(member);
+        ws.on("close", () => sockets.delete(member));
+      });
+    })().catch(onError);
+  };
+  const attached: {
+    server: Server;
+    listener: (...args: [IncomingMessage, Duplex, Buffer]) => void;
+  }[] = [];
+  const attach = (target: Server, shared: boolean): void => {
+    const listener = (req: IncomingMessage, socket: Duplex, head: Buffer) =>
+      onUpgrade(shared, req, socket, head);
+    target.on("upgrade", listener);
+    attached.push({ server: target, listener });
+  };
+  attach(server, options.shared === true);
+
+  const keepalive = setInterval(() => {
+    for (const member of sockets) {
+      if (!member.alive) {
+        member.socket.terminate();
+        continue;
+      }
+      member.alive = false;
+      member.socket.ping();
+    }
+  }, options.keepaliveMs ?? DEFAULT_SHARD_KEEPALIVE_MS);
+  keepalive.unref();
+
+  return {
+    get connections() {
+      return sockets.size;
+    },
+    get rooms() {
+      return instances.size;
+    },
+    members(name, key = null) {
+      return instances.get(instanceKey(name, key))?.size ?? 0;
+    },
+    attach(target, attachOptions = {}) {
+      if (!closed) attach(target, attachOptions.shared === true);
+    },
+    async close(closeOptions = {}) {
+      if (!closed) {
+        closed = true;
+        for (const { server: target, listener } of attached) target.off("upgrade", listener);
+        clearInterval(keepalive);
+      }
+      const open = [...sockets].map(
+        (member) =>
+          new Promise<void>((resolveClose) => {
+            const { socket } = member;
+            if (socket.readyState === socket.CLOSED) return resolveClose();
+            socket.once("close", () => resolveClose());
+            socket.close(WS_CLOSE_CODES.GOING_AWAY, "server shutting down");
+          }),
+      );
+      const timer = setTimeout(() => {
+        for (const member of sockets) member.socket.terminate();
+      }, closeOptions.timeoutMs ?? 1000);
+      await Promise.all(open);
+      clearTimeout(timer);
+      wss.close();
+    },
+  };
+}

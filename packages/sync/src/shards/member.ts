@@ -1,0 +1,167 @@
+import { randomBytes } from "node:crypto";
+import { type AuthContext, exceedsDepth, isWireError } from "@svc/schema";
+import type { WebSocket } from "ws";
+import { WS_CLOSE_CODES } from "../ws-frames.js";
+import {
+  MAX_SHARD_DATA_BYTES,
+  MAX_SHARD_DATA_DEPTH,
+  type ShardClientFrame,
+  type ShardErrorCode,
+  type ShardServerFrame,
+  shardClientFrameSchema,
+  shardErrorCodes,
+} from "./frames.js";
+import type { RoomInstance, RoomSeat } from "./room.js";
+
+/** Frames a client may send before its `welcome`; they are handled once it joined. */
+const MAX_EARLY_FRAMES = 32;
+
+/** What a member's socket needs from its hub. */
+export interface MemberContext {
+  /** Bytes that may wait in the socket's outgoing buffer before it is closed with 1013. */
+  readonly maxQueue: number;
+  readonly onError: (error: unknown) => void;
+}
+
+/** One socket in one room instance. */
+export interface MemberSocket {
+  readonly socket: WebSocket;
+  /** Set by the keepalive ping, cleared by the pong. */
+  alive: boolean;
+}
+
+function dataProblem(data: unknown): ShardErrorCode | null {
+  if (data === undefined) return "INVALID_FRAME";
+  if (exceedsDepth(data, MAX_SHARD_DATA_DEPTH)) return "DATA_TOO_LARGE";
+  return Buffer.byteLength(JSON.stringify(data)) > MAX_SHARD_DATA_BYTES ? "DATA_TOO_LARGE" : null;
+}
+
+/**
+ * Joins an authenticated, admitted socket to its room instance and serves
+ * its frames. Frames sent before the `welcome` wait (up to 32) and run
+ * once it joined; a refused join closes the socket (1013 room full; 1008
+ * with the error's code when `onJoin` refused; 1011 when it failed).
+ */
+export function openMember(
+  socket: WebSocket,
+  auth: AuthContext,
+  room: RoomInstance,
+  context: MemberContext,
+): MemberSocket {
+  const connectionId = randomBytes(9).toString("base64url");
+  let closing = false;
+  let joined = false;
+  const early: ShardClientFrame[] = [];
+
+  const close = (code: number, reason: string): void => {
+    if (closing) return;
+    closing = true;
+    socket.close(code, reason);
+  };
+
+  const send = (frame: ShardServerFrame): void => {
+    if (closing || socket.readyState !== socket.OPEN) return;
+    const text = JSON.stringify(frame);
+    if (socket.bufferedAmount + Buffer.byteLength(text) > context.maxQueue) {
+      close(WS_CLOSE_CODES.TRY_AGAIN_LATER, "too far behind; reconnect");
+      return;
+    }
+    socket.send(text);
+  };
+
+  const sendError = (code: string, message: string): void => {
+    send({ type: "error", error: { code, message } });
+  };
+  const sendShardError = (code: ShardErrorCode): void =>
+    sendError(code, shardErrorCodes[code].message);
+
+  /** A logic error: client-safe ones are shown as they are, others reported. */
+  const reportLogicError = (error: unknown): void => {
+    if (isWireError(error)) {
+      if (error.status >= 500) context.onError(error);
+      sendError(error.code, error.message);
+      return;
+    }
+    context.onError(error);
+    sendShardError("INTERNAL_ERROR");
+  };
+
+  const handle = (frame: ShardClientFrame): void => {
+    if (frame.type === "ping") {
+      send({ type: "pong" });
+      return;
+    }
+    const problem = dataProblem(frame.data);
+    if (problem !== null) {
+      sendShardError(problem);
+      return;
+    }
+    if (frame.type === "presence") {
+      room.presence(connectionId, frame.data);
+      return;
+    }
+    room.message(connectionId, frame.data, frame.to).then((delivered) => {
+      if (!delivered) sendShardError("MEMBER_NOT_FOUND");
+    }, reportLogicError);
+  };
+
+  socket.on("message", (data, isBinary) => {
+    if (closing) return;
+    if (isBinary) {
+      close(WS_CLOSE_CODES.UNSUPPORTED_DATA, "frames must be JSON text");
+      return;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(String(data));
+    } catch {
+      close(WS_CLOSE_CODES.INVALID_PAYLOAD, "frames must be JSON text");
+      return;
+    }
+    const parsed = shardClientFrameSchema.safeParse(value);
+    if (!parsed.success) {
+      sendShardError("INVALID_FRAME");
+      return;
+    }
+    if (joined) handle(parsed.data);
+    else if (early.length < MAX_EARLY_FRAMES) early.push(parsed.data);
+    else close(WS_CLOSE_CODES.TRY_AGAIN_LATER, "too many frames before welcome");
+  });
+
+  const member: MemberSocket = { socket, alive: true };
+  socket.on("pong", () => {
+    member.alive = true;
+  });
+  socket.on("close", () => {
+    closing = true;
+    // Unknown ids are ignored: this also covers a close between the join and `joined`.
+    room.leave(connectionId);
+  });
+
+  const seat: RoomSeat = {
+    connectionId,
+    userId: auth.userId,
+    auth,
+    presence: null,
+    send,
+  };
+  const stillOpen = (): boolean => !closing && socket.readyState === socket.OPEN;
+  void room.join(seat, stillOpen).then((outcome) => {
+    if ("full" in outcome) {
+      close(WS_CLOSE_CODES.TRY_AGAIN_LATER, "room is full");
+      return;
+    }
+    if ("error" in outcome) {
+      const { error } = outcome;
+      reportLogicError(error);
+      const refused = isWireError(error) && error.status < 500;
+      if (refused) close(WS_CLOSE_CODES.POLICY_VIOLATION, error.code.slice(0, 120));
+      else close(WS_CLOSE_CODES.INTERNAL_ERROR, "join failed");
+      return;
+    }
+    if (!stillOpen()) return;
+    joined = true;
+    for (const frame of early.splice(0)) handle(frame);
+  });
+  return member;
+}
