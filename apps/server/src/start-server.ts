@@ -200,6 +200,8 @@ export async function startServer(
         syncMigrations(),
       ],
     });
+    // On Postgres: LISTEN is active (or the boot fails) before any subscription is served.
+    await changeLog.ready();
     stopPruning = startPruning(changeLog, {
       onError: (error) => console.error("svc: sync: pruning the change log failed:", error),
     });

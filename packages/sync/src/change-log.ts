@@ -8,6 +8,13 @@ import {
   type StoreDialect,
 } from "@svc/store";
 import { type Kysely, sql } from "kysely";
+import {
+  ChangeFeedError,
+  channelSQL,
+  createPgFeed,
+  type ListenOptions,
+  type PgFeed,
+} from "./pg-feed.js";
 import { CHANGES_TABLE, type ChangesTable, type SyncTables } from "./tables.js";
 
 /** A committed change with its place in the log. */
@@ -54,6 +61,22 @@ export interface ChangeLogOptions {
   readonly now?: () => number;
   /** Called when a subscriber throws. Default: logs to `console.error`. */
   readonly onListenerError?: (error: unknown) => void;
+  /**
+   * Postgres only: deliver every server's commits, not just this process's.
+   * `record` also notifies the channel in the write's transaction (delivered
+   * at commit, never for a rollback); a listener connection of its own
+   * wakes an ordered tail that reads the log and hands subscribers each
+   * entry once, in cursor order. Unset (the default), subscribers get this
+   * process's commits straight from `publish`. Throws `ChangeFeedError`
+   * `LISTEN_REQUIRES_POSTGRES` with another dialect, `INVALID_CHANNEL` for a
+   * bad channel.
+   */
+  readonly listen?: ListenOptions;
+  /**
+   * Called with the feed's failures (a lost listener connection, a failed
+   * read); the feed retries by itself. Default: logs to `console.error`.
+   */
+  readonly onError?: (error: unknown) => void;
 }
 
 /**
@@ -74,6 +97,19 @@ export interface ChangeLog extends ChangeBus<LoggedChange> {
   oldestCursor(): Promise<number | null>;
   /** Deletes entries past retention, always keeping the newest; returns how many went. */
   prune(): Promise<number>;
+  /**
+   * With `listen`: starts the listener (once; `subscribe` and `onReset`
+   * start it too) and resolves when `LISTEN` is active, so a server awaits
+   * it (after migrating) before it accepts subscriptions. Rejects if this
+   * connection attempt fails (the log keeps retrying; call again to wait for
+   * the next attempt) or after `close()`. Without `listen`: resolves at once.
+   */
+  ready(): Promise<void>;
+  /**
+   * Ends the listener connection and its timers and waits for a read in
+   * progress; call it before closing the database. No-op without `listen`.
+   */
+  close(): Promise<void>;
 }
 
 /** Default retention: a week. */
@@ -97,6 +133,10 @@ function reportListenerError(error: unknown): void {
   console.error("[@svc/sync] a change log subscriber threw", error);
 }
 
+function reportFeedError(error: unknown): void {
+  console.error("[@svc/sync] the change log's listener failed", error);
+}
+
 function parseRow(text: string | null): Row | null {
   return text === null ? null : (JSON.parse(text) as Row);
 }
@@ -116,6 +156,12 @@ function toEntry(row: StoredChange): LogEntry {
   };
 }
 
+/** A log entry as subscribers get it (without `createdAt`, like `publish` hands them). */
+function toLoggedChange(entry: LogEntry): LoggedChange {
+  const { createdAt: _createdAt, ...change } = entry as LoggedChange & { createdAt: number };
+  return change;
+}
+
 /**
  * Creates the durable change log; pass it to `createStore({ changeBus })` and
  * migrate `syncMigrations()` with the store.
@@ -133,12 +179,29 @@ function toEntry(row: StoredChange): LogEntry {
  *   work, so the lock covers only the insert and the commit. SQLite has one
  *   writer at a time already.
  * - `publish` (after commit) hands subscribers the events with their cursors.
+ * - With `listen` (Postgres), subscribers get every server's commits:
+ *   `record` runs `pg_notify(channel, last cursor)` in the transaction, and
+ *   one ordered tail per log reads `read(delivered, 500)` whenever a
+ *   notification arrives or this process commits (`publish` only wakes it),
+ *   so each entry reaches subscribers once, in cursor order. A reset marker
+ *   calls the `onReset` listeners; so does finding entries after
+ *   `delivered` pruned away (subscribers must resync). A lost listener
+ *   reconnects with capped, jittered exponential backoff and catches up
+ *   from `delivered`: no gap, no duplicate. Await `ready()` before serving
+ *   subscriptions and `close()` before closing the database.
  *
  * @example
  * const log = createChangeLog({ db, dialect, retention: { maxAgeMs: 86_400_000 } });
  * const store = createStore({ db, dialect, manifest, changeBus: log });
  * await store.migrate({ packages: [syncMigrations()] });
  * log.subscribe((changes) => console.log(changes.map((change) => change.cursor)));
+ *
+ * // Several servers on one Postgres database:
+ * const shared = createChangeLog({ db, dialect: "postgres", listen: { connectionString: url } });
+ * // ... after migrating:
+ * await shared.ready();
+ * // ... at shutdown, before closing the database:
+ * await shared.close();
  */
 export function createChangeLog(options: ChangeLogOptions): ChangeLog {
   const db = options.db as unknown as Kysely<SyncTables>;
@@ -151,6 +214,9 @@ export function createChangeLog(options: ChangeLogOptions): ChangeLog {
   const resetListeners = new Set<() => void>();
   // The cursors `record` got, for `publish` to attach (keyed by the batch).
   const cursorsOf = new WeakMap<readonly ChangeEvent[], readonly number[]>();
+  if (options.listen !== undefined && dialect !== "postgres") {
+    throw new ChangeFeedError("LISTEN_REQUIRES_POSTGRES");
+  }
 
   const serialize = async (trx: Kysely<SyncTables>): Promise<void> => {
     if (dialect === "postgres") {
@@ -185,6 +251,61 @@ export function createChangeLog(options: ChangeLogOptions): ChangeLog {
     };
   };
 
+  const read = async (since: number, limit: number): Promise<LogEntry[]> => {
+    const rows = await db
+      .selectFrom(CHANGES_TABLE)
+      .selectAll()
+      .where("seq", ">", since)
+      .orderBy("seq")
+      .limit(limit)
+      .execute();
+    return rows.map(toEntry);
+  };
+
+  const notifyReset = (): void => {
+    for (const listener of [...resetListeners]) {
+      try {
+        listener();
+      } catch (error) {
+        try {
+          onListenerError(error);
+        } catch {
+          // A failing error reporter must not fail the committed reset.
+        }
+      }
+    }
+  };
+
+  const feed: PgFeed | undefined =
+    options.listen === undefined
+      ? undefined
+      : createPgFeed({
+          db,
+          listen: options.listen,
+          read,
+          bounds,
+          deliver: (entries) =>
+            notifyListeners(listeners, entries.map(toLoggedChange), onListenerError),
+          reset: notifyReset,
+          onError: options.onError ?? reportFeedError,
+        });
+  const channel = channelSQL(options.listen?.channel);
+
+  // Inside the writer's transaction, after its log insert: Postgres delivers
+  // the notification at commit (in commit order), never for a rollback.
+  const notify = async (trx: Kysely<SyncTables>, cursor: number | undefined): Promise<void> => {
+    if (feed === undefined || cursor === undefined) return;
+    await sql`select pg_notify(${channel}, ${String(cursor)})`.execute(trx);
+  };
+
+  // With a feed, a subscriber that reads `latestCursor()` (a snapshot's
+  // cursor) must not read one older than where the tail starts, or the
+  // changes in between would reach it from neither side.
+  const settledBounds = async (): Promise<LogBounds> => {
+    await feed?.settled();
+    return bounds();
+  };
+
   return {
     async record(trx, events) {
       if (events.length === 0) return;
@@ -203,8 +324,14 @@ export function createChangeLog(options: ChangeLogOptions): ChangeLog {
         })),
       );
       cursorsOf.set(events, cursors);
+      await notify(log, cursors[cursors.length - 1]);
     },
     publish(events) {
+      if (feed !== undefined) {
+        // The tail delivers it (with every other server's commits, in order).
+        feed.kick();
+        return;
+      }
       const cursors = cursorsOf.get(events);
       // A batch that was not recorded here (another store) has no place in the log.
       if (cursors === undefined || listeners.size === 0) return;
@@ -216,6 +343,7 @@ export function createChangeLog(options: ChangeLogOptions): ChangeLog {
     },
     subscribe(listener) {
       listeners.add(listener);
+      feed?.start();
       return () => {
         listeners.delete(listener);
       };
@@ -246,41 +374,26 @@ export function createChangeLog(options: ChangeLogOptions): ChangeLog {
           .values({ ...marker, seq } as ChangeRow)
           .execute();
       } else {
-        await insert(log, [marker]);
+        const [cursor] = await insert(log, [marker]);
+        await notify(log, cursor);
       }
     },
     publishReset() {
-      for (const listener of [...resetListeners]) {
-        try {
-          listener();
-        } catch (error) {
-          try {
-            onListenerError(error);
-          } catch {
-            // A failing error reporter must not fail the committed reset.
-          }
-        }
-      }
+      // With a feed, the tail reaches the marker and tells the listeners.
+      if (feed !== undefined) feed.kick();
+      else notifyReset();
     },
     onReset(listener) {
       resetListeners.add(listener);
+      feed?.start();
       return () => {
         resetListeners.delete(listener);
       };
     },
-    async read(since, limit) {
-      const rows = await db
-        .selectFrom(CHANGES_TABLE)
-        .selectAll()
-        .where("seq", ">", since)
-        .orderBy("seq")
-        .limit(limit)
-        .execute();
-      return rows.map(toEntry);
-    },
-    bounds,
-    latestCursor: async () => (await bounds()).latest,
-    oldestCursor: async () => (await bounds()).oldest,
+    read,
+    bounds: settledBounds,
+    latestCursor: async () => (await settledBounds()).latest,
+    oldestCursor: async () => (await settledBounds()).oldest,
     async prune() {
       const { latest } = await bounds();
       if (latest === 0) return 0;
@@ -306,6 +419,10 @@ export function createChangeLog(options: ChangeLogOptions): ChangeLog {
         .where("seq", "<", young === undefined ? latest : Number(young.seq))
         .executeTakeFirst();
       return Number(byCount.numDeletedRows) + Number(byAge.numDeletedRows);
+    },
+    ready: () => feed?.ready() ?? Promise.resolve(),
+    close: async () => {
+      await feed?.close();
     },
   };
 }

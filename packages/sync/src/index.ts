@@ -33,6 +33,14 @@ export {
   type ExistsCache,
 } from "./exists-cache.js";
 export { type LiveQuery, type LiveQueryContext, openLiveQuery } from "./live-query.js";
+export {
+  ChangeFeedError,
+  type ChangeFeedErrorCode,
+  changeFeedErrorCodes,
+  type ListenOptions,
+  type RetryOptions,
+  reconnectDelay,
+} from "./pg-feed.js";
 export { startPruning } from "./prune-timer.js";
 export {
   createReadTracker,

@@ -1,0 +1,398 @@
+import type { Kysely } from "kysely";
+import { sql } from "kysely";
+import type { Client, Notification } from "pg";
+import type { SyncTables } from "./tables.js";
+
+/**
+ * Cross-server delivery for `createChangeLog({ listen })`: how the log
+ * listens for other servers' commits on Postgres.
+ */
+export interface ListenOptions {
+  /**
+   * Where the listener connects: the same database as the store's pool. The
+   * listener holds one connection of its own (not one of the pool's), named
+   * `svc-change-feed` in `pg_stat_activity` unless the string sets
+   * `application_name`.
+   */
+  readonly connectionString: string;
+  /**
+   * The `LISTEN`/`NOTIFY` channel, matching `/^[a-z_][a-z0-9_]{0,62}$/`.
+   * Default: `svc_changes_` plus the first 8 hex digits of
+   * `md5(current_schema())`, so servers on different schemas of one database
+   * never wake each other; every server on one schema derives the same name.
+   */
+  readonly channel?: string;
+  /** Reconnect delays after the listener connection is lost (capped exponential backoff, jittered). */
+  readonly retry?: RetryOptions;
+  /**
+   * Runs `run` after `delayMs`; returns the function that cancels it.
+   * Default: an unref'd `setTimeout` (a retrying listener never keeps the
+   * process alive). Tests inject it to decide when a reconnect happens.
+   */
+  readonly schedule?: (run: () => void, delayMs: number) => () => void;
+  /** A number in [0, 1) for the jitter. Default `Math.random`. */
+  readonly random?: () => number;
+}
+
+/** Reconnect backoff: attempt n waits `min(maxDelayMs, initialDelayMs * 2^n)`, jittered to 50-100% of it. */
+export interface RetryOptions {
+  /** Default 100 ms. */
+  readonly initialDelayMs?: number;
+  /** Default 10 s. */
+  readonly maxDelayMs?: number;
+}
+
+/** Codes of `ChangeFeedError`: local failures of the cross-server feed (never sent to clients). */
+export const changeFeedErrorCodes = {
+  LISTEN_REQUIRES_POSTGRES: "`listen` works only with the postgres dialect (LISTEN/NOTIFY).",
+  INVALID_CHANNEL: "The listen channel must match /^[a-z_][a-z0-9_]{0,62}$/.",
+  LISTENER_LOST: "The change log's listener connection was lost; reconnecting.",
+  FEED_CLOSED: "The change log was closed.",
+} as const;
+
+/** A stable code of `ChangeFeedError`. */
+export type ChangeFeedErrorCode = keyof typeof changeFeedErrorCodes;
+
+/**
+ * A failure of the cross-server feed: bad `listen` options (thrown by
+ * `createChangeLog`), a lost listener connection (reported to `onError`), or
+ * `ready()` after `close()`. A local error, not a wire error.
+ *
+ * @example
+ * if (error instanceof ChangeFeedError && error.code === "LISTENER_LOST") metrics.count("listener_lost");
+ */
+export class ChangeFeedError extends Error {
+  override readonly name = "ChangeFeedError";
+  readonly code: ChangeFeedErrorCode;
+
+  constructor(code: ChangeFeedErrorCode, options: { readonly cause?: unknown } = {}) {
+    super(changeFeedErrorCodes[code], { cause: options.cause });
+    this.code = code;
+  }
+}
+
+const CHANNEL = /^[a-z_][a-z0-9_]{0,62}$/;
+// Entries per read while catching up.
+const BATCH = 500;
+const DEFAULT_INITIAL_DELAY_MS = 100;
+const DEFAULT_MAX_DELAY_MS = 10_000;
+
+/** Throws `INVALID_CHANNEL` unless `channel` is a plain lower-case identifier (LISTEN takes no parameter). */
+export function checkChannel(channel: string): string {
+  if (!CHANNEL.test(channel)) throw new ChangeFeedError("INVALID_CHANNEL");
+  return channel;
+}
+
+/** The channel expression `record` notifies on, evaluated in the writer's own transaction. */
+export function channelSQL(channel: string | undefined) {
+  return channel === undefined
+    ? sql<string>`'svc_changes_' || substr(md5(current_schema()), 1, 8)`
+    : sql<string>`${channel}`;
+}
+
+/**
+ * How long reconnect attempt `attempt` (0-based) waits: `initialDelayMs`
+ * doubled per attempt, capped at `maxDelayMs`, then jittered to 50-100%.
+ *
+ * @example
+ * reconnectDelay(3, { initialDelayMs: 100, maxDelayMs: 1000 }, () => 0); // 400
+ */
+export function reconnectDelay(
+  attempt: number,
+  retry: RetryOptions = {},
+  random: () => number = Math.random,
+): number {
+  const initial = retry.initialDelayMs ?? DEFAULT_INITIAL_DELAY_MS;
+  const max = retry.maxDelayMs ?? DEFAULT_MAX_DELAY_MS;
+  const capped = Math.min(max, initial * 2 ** Math.min(attempt, 30));
+  return Math.round(capped * (0.5 + random() / 2));
+}
+
+function scheduleUnref(run: () => void, delayMs: number): () => void {
+  const timer = setTimeout(run, delayMs);
+  timer.unref();
+  return () => clearTimeout(timer);
+}
+
+/** The part of a log entry the tail looks at. */
+interface FeedEntry {
+  readonly cursor: number;
+  readonly op: string;
+}
+
+/** What the feed needs from its change log. */
+export interface PgFeedDeps<TEntry extends FeedEntry> {
+  readonly db: Kysely<SyncTables>;
+  readonly listen: ListenOptions;
+  read(since: number, limit: number): Promise<TEntry[]>;
+  bounds(): Promise<{ readonly oldest: number | null; readonly latest: number }>;
+  /** Hands subscribers a run of entries other than reset markers, in cursor order. */
+  deliver(entries: TEntry[]): void;
+  reset(): void;
+  onError(error: unknown): void;
+}
+
+/** The listener and the ordered tail of one change log. */
+export interface PgFeed {
+  /** Starts (once) and resolves when LISTEN is active; rejects if that attempt fails (retries continue). */
+  ready(): Promise<void>;
+  /** Starts in the background (errors go to `onError`). */
+  start(): void;
+  /** Reads and delivers what is new (after a local commit or a notification). */
+  kick(): void;
+  /** Resolves once `delivered` has its first value (never rejects); immediately when not started. */
+  settled(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * One ordered tail per log: `delivered` is the last cursor handed to
+ * subscribers. Every trigger (a notification, a local commit, a reconnect)
+ * reads `read(delivered, 500)` until nothing is left, one loop at a time
+ * (a trigger during a loop runs it once more), so each entry is delivered
+ * once and in cursor order, whichever server wrote it.
+ */
+export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>): PgFeed {
+  const { listen } = deps;
+  const schedule = listen.schedule ?? scheduleUnref;
+  const random = listen.random ?? Math.random;
+  if (listen.channel !== undefined) checkChannel(listen.channel);
+
+  let channel = listen.channel;
+  let delivered: number | undefined;
+  let initialising: Promise<void> | undefined;
+  let started = false;
+  let closed = false;
+  let connecting = false;
+  let current: Client | undefined;
+  let attempt = 0;
+  let cancelReconnect: (() => void) | undefined;
+  let cancelRetryTail: (() => void) | undefined;
+  let tailFailures = 0;
+  let running: Promise<void> | undefined;
+  let attemptInFlight: Promise<void> | undefined;
+  let again = false;
+  // Connections being ended, so `close()` can wait for their sockets.
+  const ending = new Set<Promise<void>>();
+  let waiters: { resolve(): void; reject(error: unknown): void }[] = [];
+
+  const end = (client: Client): Promise<void> => {
+    const ended: Promise<void> = client
+      .end()
+      .catch(() => undefined)
+      .finally(() => ending.delete(ended));
+    ending.add(ended);
+    return ended;
+  };
+
+  const report = (error: unknown): void => {
+    try {
+      deps.onError(error);
+    } catch {
+      // A failing reporter must not stop the feed.
+    }
+  };
+
+  // Before LISTEN: whatever commits between this read and LISTEN is read by
+  // the tail run that follows LISTEN, so nothing falls in between.
+  const initialise = (): Promise<void> => {
+    initialising ??= deps.bounds().then(
+      (bounds) => {
+        delivered ??= bounds.latest;
+      },
+      (error: unknown) => {
+        initialising = undefined;
+        throw error;
+      },
+    );
+    return initialising;
+  };
+
+  const resolveChannel = async (): Promise<string> => {
+    if (channel !== undefined) return channel;
+    const result = await sql<{
+      channel: string;
+    }>`select ${channelSQL(undefined)} as channel`.execute(deps.db);
+    channel = checkChannel(result.rows[0]?.channel ?? "");
+    return channel;
+  };
+
+  const drain = async (): Promise<void> => {
+    for (;;) {
+      const since = delivered;
+      if (closed || since === undefined) return;
+      const entries = await deps.read(since, BATCH);
+      if (closed || entries.length === 0) return;
+      const first = entries[0];
+      // A jump is usually a rolled-back insert's unused sequence value; it
+      // is a loss only if entries after `since` were pruned or reset away.
+      if (first !== undefined && first.cursor > since + 1) {
+        const { oldest, latest } = await deps.bounds();
+        if (closed) return;
+        if (oldest !== null && since < oldest - 1) {
+          delivered = latest;
+          deps.reset();
+          continue;
+        }
+      }
+      let changes: TEntry[] = [];
+      for (const entry of entries) {
+        if (entry.op === "reset") {
+          if (changes.length > 0) deps.deliver(changes);
+          changes = [];
+          delivered = entry.cursor;
+          deps.reset();
+        } else {
+          changes.push(entry);
+        }
+      }
+      const last = entries[entries.length - 1];
+      if (last !== undefined) delivered = last.cursor;
+      if (changes.length > 0) deps.deliver(changes);
+      if (entries.length < BATCH) return;
+    }
+  };
+
+  const kick = (): void => {
+    if (closed || delivered === undefined) return;
+    if (running !== undefined) {
+      again = true;
+      return;
+    }
+    running = (async () => {
+      try {
+        do {
+          again = false;
+          await drain();
+        } while (again && !closed);
+        tailFailures = 0;
+      } catch (error) {
+        report(error);
+        // The database may be back before anything else triggers a read.
+        if (!closed && cancelRetryTail === undefined) {
+          cancelRetryTail = schedule(
+            () => {
+              cancelRetryTail = undefined;
+              kick();
+            },
+            reconnectDelay(tailFailures++, listen.retry, random),
+          );
+        }
+      } finally {
+        running = undefined;
+      }
+    })();
+  };
+
+  const settleWaiters = (error?: unknown): void => {
+    const pending = waiters;
+    waiters = [];
+    for (const waiter of pending) {
+      if (error === undefined) waiter.resolve();
+      else waiter.reject(error);
+    }
+  };
+
+  const scheduleReconnect = (): void => {
+    if (closed || cancelReconnect !== undefined) return;
+    cancelReconnect = schedule(
+      () => {
+        cancelReconnect = undefined;
+        attemptConnect();
+      },
+      reconnectDelay(attempt++, listen.retry, random),
+    );
+  };
+
+  const lost = (client: Client, error: unknown): void => {
+    if (client !== current) return;
+    current = undefined;
+    void end(client);
+    if (closed) return;
+    report(new ChangeFeedError("LISTENER_LOST", { cause: error }));
+    scheduleReconnect();
+  };
+
+  const connect = async (): Promise<void> => {
+    if (closed || connecting || current !== undefined) return;
+    connecting = true;
+    let client: Client | undefined;
+    try {
+      await initialise();
+      const name = await resolveChannel();
+      const { default: pg } = await import("pg");
+      client = new pg.Client({
+        connectionString: listen.connectionString,
+        application_name: "svc-change-feed",
+        keepAlive: true,
+      });
+      const self = client;
+      self.on("error", (error) => lost(self, error));
+      self.on("end", () => lost(self, new Error("the listener connection ended")));
+      self.on("notification", (message: Notification) => {
+        if (message.channel !== name) return;
+        const cursor = Number(message.payload);
+        // Our own commits were read already after their local publish.
+        if (delivered !== undefined && Number.isSafeInteger(cursor) && cursor <= delivered) return;
+        kick();
+      });
+      await self.connect();
+      if (closed) throw new ChangeFeedError("FEED_CLOSED");
+      // The name passed `checkChannel`, so quoting it needs no escaping.
+      await self.query(`LISTEN "${name}"`);
+      if (closed) throw new ChangeFeedError("FEED_CLOSED");
+      current = self;
+      attempt = 0;
+      connecting = false;
+      settleWaiters();
+      kick();
+    } catch (error) {
+      connecting = false;
+      if (client !== undefined) await end(client);
+      settleWaiters(error);
+      if (closed) return;
+      report(error);
+      scheduleReconnect();
+    }
+  };
+
+  const attemptConnect = (): void => {
+    const attemptNow = connect().finally(() => {
+      if (attemptInFlight === attemptNow) attemptInFlight = undefined;
+    });
+    attemptInFlight = attemptNow;
+  };
+
+  const start = (): void => {
+    if (started || closed) return;
+    started = true;
+    attemptConnect();
+  };
+
+  return {
+    ready() {
+      if (closed) return Promise.reject(new ChangeFeedError("FEED_CLOSED"));
+      if (current !== undefined) return Promise.resolve();
+      const waiting = new Promise<void>((resolve, reject) => waiters.push({ resolve, reject }));
+      start();
+      return waiting;
+    },
+    start,
+    kick,
+    async settled() {
+      await initialising?.catch(() => undefined);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      cancelReconnect?.();
+      cancelRetryTail?.();
+      settleWaiters(new ChangeFeedError("FEED_CLOSED"));
+      const client = current;
+      current = undefined;
+      if (client !== undefined) void end(client);
+      await Promise.all([running?.catch(() => undefined), attemptInFlight]);
+      await Promise.all([...ending]);
+    },
+  };
+}

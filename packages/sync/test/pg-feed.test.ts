@@ -1,0 +1,327 @@
+import { adminAuth } from "@svc/schema";
+import { createStore, type Store, type StoreDatabase } from "@svc/store";
+import { openPostgres } from "@svc/store/pg";
+import { openSqlite } from "@svc/store/sqlite";
+import { type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
+import { sql } from "kysely";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  ChangeFeedError,
+  type ChangeLog,
+  createChangeLog,
+  type LoggedChange,
+  reconnectDelay,
+  syncMigrations,
+} from "../src/index.js";
+import { syncManifest } from "./fixture.js";
+
+// Several servers on one Postgres database: each log learns of the others'
+// commits through LISTEN/NOTIFY and reads the log itself, so a subscriber
+// on any server sees every committed entry once, in cursor order.
+
+const postgres = testDatabases().find((database) => database.name === "postgres");
+
+/** Polls `condition` every 10 ms until it holds; fails after `timeoutMs`. */
+async function waitFor(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** A scheduler the test can hold: while held, retries wait until `release()`. */
+function heldScheduler() {
+  const pending = new Set<() => void>();
+  let held = false;
+  return {
+    pending,
+    hold() {
+      held = true;
+    },
+    release() {
+      held = false;
+      const runs = [...pending];
+      pending.clear();
+      for (const run of runs) run();
+    },
+    schedule(run: () => void, _delayMs: number): () => void {
+      if (!held) {
+        const timer = setTimeout(run, 0);
+        return () => clearTimeout(timer);
+      }
+      pending.add(run);
+      return () => pending.delete(run);
+    },
+  };
+}
+
+describe("change feed options", () => {
+  it("throws LISTEN_REQUIRES_POSTGRES for SQLite and INVALID_CHANNEL for a bad channel", async () => {
+    const sqlite = openSqlite(":memory:");
+    try {
+      expect(() =>
+        createChangeLog({ ...sqlite, listen: { connectionString: "postgres://x" } }),
+      ).toThrow(expect.objectContaining({ code: "LISTEN_REQUIRES_POSTGRES" }));
+      for (const channel of ['x"; drop table t; --', "Upper", "1abc", "a".repeat(64), ""]) {
+        expect(() =>
+          createChangeLog({
+            db: sqlite.db,
+            dialect: "postgres",
+            listen: { connectionString: "postgres://x", channel },
+          }),
+        ).toThrow(ChangeFeedError);
+      }
+    } finally {
+      await sqlite.close();
+    }
+  });
+
+  it("backs off exponentially up to the cap, jittered to 50-100%", () => {
+    const retry = { initialDelayMs: 100, maxDelayMs: 1000 };
+    expect([0, 1, 2, 3, 4, 10].map((n) => reconnectDelay(n, retry, () => 0.999999))).toEqual([
+      100, 200, 400, 800, 1000, 1000,
+    ]);
+    expect(reconnectDelay(3, retry, () => 0)).toBe(400);
+    expect(reconnectDelay(200, {}, () => 0.5)).toBe(7500);
+  });
+});
+
+/** One "server": its own pool, change log and store on the shared schema. */
+interface Server {
+  readonly connection: StoreDatabase;
+  readonly log: ChangeLog;
+  readonly store: Store;
+  readonly scheduler: ReturnType<typeof heldScheduler>;
+  /** Cursors its subscriber got, in arrival order. */
+  readonly received: number[];
+  readonly resets: number[];
+  readonly errors: unknown[];
+}
+
+describe.skipIf(postgres === undefined)("change feed across servers on Postgres", () => {
+  const database = postgres as NonNullable<typeof postgres>;
+  let target: Extract<TestDatabaseTarget, { dialect: "postgres" }>;
+  let a: Server;
+  let b: Server;
+  let servers: Server[] = [];
+
+  const named = (url: string, applicationName: string): string => {
+    const parsed = new URL(url);
+    parsed.searchParams.set("application_name", applicationName);
+    return parsed.toString();
+  };
+
+  const startServer = async (name: string): Promise<Server> => {
+    const connection = openPostgres(target.url, { max: 4 });
+    const scheduler = heldScheduler();
+    const errors: unknown[] = [];
+    const log = createChangeLog({
+      db: connection.db,
+      dialect: connection.dialect,
+      listen: { connectionString: named(target.url, name), schedule: scheduler.schedule },
+      onError: (error) => errors.push(error),
+    });
+    const store = createStore({
+      db: connection.db,
+      dialect: connection.dialect,
+      manifest: syncManifest,
+      changeBus: log,
+    });
+    await store.migrate({ packages: [syncMigrations()] });
+    const server: Server = { connection, log, store, scheduler, received: [], resets: [], errors };
+    log.subscribe((changes: readonly LoggedChange[]) => {
+      server.received.push(...changes.map((change) => change.cursor));
+    });
+    log.onReset(() => server.resets.push(server.received.length));
+    await log.ready();
+    servers.push(server);
+    return server;
+  };
+
+  beforeEach(async () => {
+    target = (await database.create()) as typeof target;
+    a = await startServer("svc_feed_a");
+    b = await startServer("svc_feed_b");
+  });
+
+  afterEach(async () => {
+    for (const server of servers) {
+      await server.log.close();
+      await server.connection.close();
+    }
+    servers = [];
+    await database.destroy(target);
+  });
+
+  const insert = (server: Server, count = 1): Promise<unknown> =>
+    server.store.transaction(adminAuth, async (db) => {
+      for (let i = 0; i < count; i += 1) await db.insert("Secret", { value: `v${i}` });
+    });
+
+  const logged = async (): Promise<number[]> =>
+    (await a.log.read(0, 10_000)).filter((entry) => entry.op !== "reset").map((e) => e.cursor);
+
+  /** Commits a last write through `via` and waits until every server's subscriber has it. */
+  const settle = async (via: Server = a): Promise<number> => {
+    await insert(via);
+    const last = await a.log.latestCursor();
+    for (const server of servers) {
+      await waitFor(() => server.received.includes(last), `cursor ${last} on every server`);
+    }
+    return last;
+  };
+
+  const listenerPids = async (applicationName: string): Promise<number[]> => {
+    const result = await sql<{ pid: number }>`
+      select pid from pg_stat_activity
+      where application_name = ${applicationName} and query ilike 'listen%'`.execute(
+      a.connection.db,
+    );
+    return result.rows.map((row) => row.pid);
+  };
+
+  it("hands every server's subscriber each write from both stores once, in cursor order", async () => {
+    // 50 transactions at once, half through each server, some with two rows.
+    await Promise.all(
+      Array.from({ length: 50 }, (_, i) => insert(i % 2 === 0 ? a : b, i % 5 === 0 ? 2 : 1)),
+    );
+    await settle(b);
+    const all = await logged();
+    expect(all).toHaveLength(61);
+    expect(a.received).toEqual(all);
+    expect(b.received).toEqual(all);
+    expect([...all].sort((x, y) => x - y)).toEqual(all);
+    expect(new Set(all).size).toBe(all.length);
+    expect([...a.errors, ...b.errors]).toEqual([]);
+    expect([...a.resets, ...b.resets]).toEqual([]);
+  });
+
+  it("never delivers a rolled-back write, and a skipped sequence value is no reset", async () => {
+    const first = await settle();
+    // Logged and notified inside the transaction, then rolled back.
+    await expect(
+      a.connection.db.transaction().execute(async (trx) => {
+        await a.log.record(trx, [
+          {
+            entity: "Secret",
+            op: "insert",
+            id: "gone",
+            row: { id: "gone", value: "gone" },
+            previous: null,
+          },
+        ]);
+        throw new Error("rolled back");
+      }),
+    ).rejects.toThrow("rolled back");
+    const last = await settle();
+    // The rollback used a sequence value: the two entries are not adjacent.
+    expect(last).toBeGreaterThan(first + 1);
+    expect(b.received).toEqual([first, last]);
+    expect(a.received).toEqual([first, last]);
+    expect([...a.resets, ...b.resets]).toEqual([]);
+  });
+
+  it("reconnects a terminated listener and catches up with no gap and no duplicate", async () => {
+    b.scheduler.hold();
+    const [pid] = await listenerPids("svc_feed_b");
+    expect(pid).toBeTypeOf("number");
+    // Mid-stream: writes from both servers keep going while B's listener dies.
+    const writing = (async () => {
+      for (let i = 0; i < 30; i += 1) await insert(i % 3 === 2 ? b : a);
+    })();
+    await waitFor(() => b.received.length >= 5, "the first writes on B");
+    await sql`select pg_terminate_backend(${pid})`.execute(a.connection.db);
+    await waitFor(
+      () => b.errors.some((error) => (error as ChangeFeedError).code === "LISTENER_LOST"),
+      "B to report its lost listener",
+    );
+    await writing;
+    // B's own last write woke its tail, which read everything up to it.
+    const caughtUp = await a.log.latestCursor();
+    await waitFor(() => b.received.includes(caughtUp), "B's tail after its own write");
+    // While B waits to reconnect, writes through A do not reach it.
+    await insert(a, 3);
+    const missed = (await logged()).slice(-3);
+    expect(b.scheduler.pending.size).toBe(1);
+    for (const cursor of missed) expect(b.received).not.toContain(cursor);
+    b.scheduler.release();
+    // Catching up is the reconnect's own doing: nothing else wakes B's tail.
+    await waitFor(
+      () => missed.every((cursor) => b.received.includes(cursor)),
+      "B to catch up after reconnecting",
+    );
+    await settle();
+    const all = await logged();
+    expect(all).toHaveLength(30 + 3 + 1);
+    expect(b.received).toEqual(all);
+    expect(a.received).toEqual(all);
+    const [reconnected] = await listenerPids("svc_feed_b");
+    expect(reconnected).toBeTypeOf("number");
+    expect(reconnected).not.toBe(pid);
+  });
+
+  it("tells the other server's reset listeners about a reset, once", async () => {
+    await insert(a, 3);
+    await settle(b);
+    await a.store.truncateAll();
+    await waitFor(
+      () => b.resets.length === 1 && a.resets.length === 1,
+      "the reset on both servers",
+    );
+    const before = b.received.length;
+    const after = await settle(b);
+    expect(b.received.slice(before)).toEqual([after]);
+    expect(b.resets).toEqual([before]);
+    expect(a.resets).toEqual([before]);
+  });
+
+  it("resyncs when entries were pruned before it read them", async () => {
+    b.scheduler.hold();
+    const [pid] = await listenerPids("svc_feed_b");
+    await sql`select pg_terminate_backend(${pid})`.execute(a.connection.db);
+    await waitFor(() => b.scheduler.pending.size === 1, "B to wait for its reconnect");
+    await insert(a, 5);
+    // Pruned by another server's retention before B read them.
+    const pruning = createChangeLog({ ...a.connection, retention: { maxEntries: 1 } });
+    expect(await pruning.prune()).toBe(4);
+    b.scheduler.release();
+    await waitFor(() => b.resets.length === 1, "B's resync");
+    const last = await settle();
+    expect(b.received).toEqual([last]);
+  });
+
+  it("close() ends the listener connection; nothing is delivered after it", async () => {
+    expect(await listenerPids("svc_feed_b")).toHaveLength(1);
+    await b.log.close();
+    await b.log.close();
+    expect(await listenerPids("svc_feed_b")).toEqual([]);
+    await expect(b.log.ready()).rejects.toMatchObject({ code: "FEED_CLOSED" });
+    const before = b.received.length;
+    await insert(b);
+    await insert(a);
+    const last = await a.log.latestCursor();
+    await waitFor(() => a.received.includes(last), "the writes on A");
+    expect(b.received).toHaveLength(before);
+  });
+
+  it("rejects ready() when the listener cannot connect, retries, and stops on close()", async () => {
+    const errors: unknown[] = [];
+    const scheduler = heldScheduler();
+    scheduler.hold();
+    const log = createChangeLog({
+      db: a.connection.db,
+      dialect: "postgres",
+      listen: {
+        connectionString: "postgres://postgres@127.0.0.1:1/none",
+        schedule: scheduler.schedule,
+      },
+      onError: (error) => errors.push(error),
+    });
+    await expect(log.ready()).rejects.toThrow();
+    expect(errors).toHaveLength(1);
+    expect(scheduler.pending.size).toBe(1);
+    await log.close();
+    expect(scheduler.pending.size).toBe(0);
+  });
+});
