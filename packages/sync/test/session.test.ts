@@ -182,9 +182,7 @@ describe.each(testDatabases())("the exists cache on $name", (database) => {
     expect(cache.size).toBe(1);
     await isMember(cache.resolve, "c");
     expect(counter.queries).toBe(3);
-    await expect(
-      cache.resolve("Nope", [{ field: "x", type: "int", value: 1 }]),
-    ).rejects.toThrow();
+    await expect(cache.resolve("Nope", [{ field: "x", type: "int", value: 1 }])).rejects.toThrow();
     expect(cache.size).toBe(1);
   });
 
