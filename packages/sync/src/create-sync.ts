@@ -86,9 +86,12 @@ export interface Sync {
  */
 export function createSync(options: SyncOptions): Sync {
   const { store, log } = options;
+  const dependencies = readDependencies(store.manifest);
+  const entities = store.manifest.entities.map((entity) => entity.name);
   const policies: ReadPolicies = {
     compiled: compilePolicies(store.manifest),
-    entities: new Set(store.manifest.entities.map((entity) => entity.name)),
+    entities: new Set(entities),
+    lookupFree: new Set(entities.filter((entity) => (dependencies.get(entity)?.size ?? 0) === 0)),
   };
   const exists = createExistsCache(store.systemReader(), options.existsCacheEntries);
   const listeners = new Set<SyncListener>();
@@ -103,7 +106,7 @@ export function createSync(options: SyncOptions): Sync {
     store,
     policies,
     queries: options.queries,
-    readDependencies: readDependencies(store.manifest),
+    readDependencies: dependencies,
     subscribe(listener) {
       listeners.add(listener);
       return () => {

@@ -4,8 +4,9 @@ import { type Row, StoreError } from "@svc/store";
 import type { LoggedChange } from "./change-log.js";
 import type { Sync } from "./create-sync.js";
 import { SyncError, type SyncErrorCode, syncErrorCodes } from "./errors.js";
+import { changeFrameBytes } from "./frame-text.js";
 import { type LiveQuery, openLiveQuery } from "./live-query.js";
-import { viewChange } from "./visibility.js";
+import { type PulledChange, viewChange, viewChangeNow } from "./visibility.js";
 import type { ClientFrame, LiveQueryFrame, ServerFrame, SubscribeFrame } from "./ws-frames.js";
 
 // Entries read per log page while a subscription with `since` catches up.
@@ -21,12 +22,23 @@ interface Subscription {
   buffer: { changes: readonly LoggedChange[]; resolveExists: ExistsResolver }[];
   /** Deliveries run one after another, in log order. */
   chain: Promise<void>;
+  /** Deliveries waiting on `chain`; while none, a lookup-free change is delivered at once. */
+  pending: number;
+  /** The id as JSON, for the frame text. */
+  readonly idText: string;
 }
 
 /** Where a session's frames go: a WebSocket, an event stream. */
 export interface FrameSink {
-  /** Sends one frame; the transport applies its own backpressure bound. */
+  /**
+   * Sends one frame; the transport applies its own backpressure bound.
+   */
   send(frame: ServerFrame): void;
+  /**
+   * Sends one `change` frame already written as UTF-8 JSON (shared between
+   * subscribers: never modify it), with its cursor.
+   */
+  sendChange(encoded: Buffer, cursor: number): void;
   /** Whether frames can still be sent (false once the transport closes). */
   readonly open: boolean;
 }
@@ -75,6 +87,11 @@ function storeErrorCode(error: StoreError): SyncErrorCode | null {
   }
 }
 
+function touches(changes: readonly LoggedChange[], entity: string): boolean {
+  for (const change of changes) if (change.entity === entity) return true;
+  return false;
+}
+
 /** The cursor a `since` names, or null when it is not one this API handed out. */
 function parseSince(since: string): number | null {
   if (!/^(0|[1-9][0-9]{0,15})$/.test(since)) return null;
@@ -100,6 +117,16 @@ export function openSession(
 
   const send = (frame: ServerFrame): void => {
     if (!closed && sink.open) sink.send(frame);
+  };
+
+  const sendChange = (
+    subscription: Subscription,
+    change: LoggedChange,
+    op: PulledChange["op"],
+  ): void => {
+    if (!closed && sink.open) {
+      sink.sendChange(changeFrameBytes(change, subscription.idText, op), change.cursor);
+    }
   };
 
   const sendError = (id: string | undefined, code: string, message?: string): void => {
@@ -145,14 +172,19 @@ export function openSession(
       if (change.entity !== subscription.entity || change.cursor <= floor) continue;
       const view = await viewChange(viewer, change);
       if (view === null || !active(subscription)) continue;
-      send({
-        type: "change",
-        id: subscription.id,
-        op: view.op,
-        ...(view.row !== undefined && { row: view.row }),
-        rowId: view.rowId,
-        cursor: view.cursor,
-      });
+      sendChange(subscription, change, view.op);
+    }
+  };
+
+  /** `deliverTo` without a promise: for entities whose read rules need no lookup. */
+  const deliverNow = (subscription: Subscription, changes: readonly LoggedChange[]): void => {
+    const viewer = { policies: sync.policies, auth, matches: subscription.matches };
+    const floor = subscription.cursor ?? 0;
+    for (const change of changes) {
+      if (!active(subscription)) return;
+      if (change.entity !== subscription.entity || change.cursor <= floor) continue;
+      const op = viewChangeNow(viewer, change);
+      if (op !== null) sendChange(subscription, change, op);
     }
   };
 
@@ -161,9 +193,26 @@ export function openSession(
     changes: readonly LoggedChange[],
     resolveExists: ExistsResolver,
   ): void => {
+    // Nothing ahead of this batch: a lookup-free check runs at once (the
+    // common fan-out case costs no promise per subscriber).
+    if (subscription.pending === 0 && sync.policies.lookupFree?.has(subscription.entity)) {
+      try {
+        deliverNow(subscription, changes);
+      } catch (error) {
+        fail(subscription, error);
+      }
+      return;
+    }
+    subscription.pending += 1;
+    const settle = (): void => {
+      subscription.pending -= 1;
+    };
     subscription.chain = subscription.chain
       .then(() => deliverTo(subscription, changes, resolveExists))
-      .catch((error: unknown) => fail(subscription, error));
+      .then(settle, (error: unknown) => {
+        settle();
+        fail(subscription, error);
+      });
   };
 
   /** Streams the logged changes after `since` (for a resuming client); returns the last cursor read. */
@@ -252,6 +301,8 @@ export function openSession(
       cursor: null,
       buffer: [],
       chain: Promise.resolve(),
+      pending: 0,
+      idText: JSON.stringify(frame.id),
     };
     // Registered before the log is read: every change committed after that
     // read is buffered, none is lost between the snapshot and the stream.
@@ -295,7 +346,7 @@ export function openSession(
     deliver(changes, resolveExists) {
       for (const query of liveQueries.values()) query.deliver(changes);
       for (const subscription of subscriptions.values()) {
-        if (!changes.some((change) => change.entity === subscription.entity)) continue;
+        if (!touches(changes, subscription.entity)) continue;
         if (subscription.cursor === null) subscription.buffer.push({ changes, resolveExists });
         else enqueue(subscription, changes, resolveExists);
       }

@@ -182,16 +182,19 @@ export function createEventStreams(options: EventStreamOptions): EventStreams {
       session.close();
       res.end();
     };
+    const write = (event: string): void => {
+      if (res.writableLength > maxQueue) end();
+      else res.write(event);
+    };
     const session = openSession(
       auth,
       sync,
       {
         send(event) {
-          if (res.writableLength > maxQueue) {
-            end();
-            return;
-          }
-          res.write(eventOf(event));
+          write(eventOf(event));
+        },
+        sendChange(encoded, cursor) {
+          write(`id: ${cursor}\ndata: ${encoded.toString()}\n\n`);
         },
         get open() {
           return !ended && !res.destroyed;

@@ -3,6 +3,7 @@ import {
   checkAccess,
   type ExistsLookupCondition,
   type ExistsResolver,
+  evaluateAccess,
 } from "@svc/policy-engine";
 import type { AuthContext } from "@svc/schema";
 import { type EntityReader, type Row, StoreError } from "@svc/store";
@@ -55,6 +56,11 @@ export function cachedExistsResolver(reader: EntityReader): ExistsResolver {
 export interface ReadPolicies {
   readonly compiled: CompiledPolicies;
   readonly entities: ReadonlySet<string>;
+  /**
+   * Entities whose read rules use no `exists(...)`: a change to them is
+   * checked synchronously (`viewChangeNow`), with no database lookup.
+   */
+  readonly lookupFree?: ReadonlySet<string>;
 }
 
 /** Who looks at a change, and through which filter (see `viewChange`). */
@@ -105,6 +111,40 @@ export async function viewChange(
       return (await inView(change.previous)) ? { ...base, op: "remove" } : null;
     case "delete":
       return (await inView(change.previous)) ? { ...base, op: "delete" } : null;
+  }
+}
+
+/**
+ * `viewChange` for an entity whose read rules need no lookup (see
+ * `ReadPolicies.lookupFree`), answered synchronously and as the op alone
+ * (the row, if any, is the change's): the fan-out path, where a change is
+ * checked once per subscriber.
+ */
+export function viewChangeNow(
+  viewer: Omit<ChangeViewer, "resolveExists">,
+  change: LoggedChange,
+): PulledChange["op"] | null {
+  const { policies, auth, matches } = viewer;
+  if (!policies.entities.has(change.entity)) return null;
+  const inView = (row: Row | null): boolean => {
+    if (row === null) return false;
+    if (matches !== undefined && !matches(row)) return false;
+    if (auth.isAdmin) return true;
+    return evaluateAccess(policies.compiled, {
+      entity: change.entity,
+      action: "read",
+      auth,
+      data: row,
+    }).allowed;
+  };
+  switch (change.op) {
+    case "insert":
+      return inView(change.row) ? "insert" : null;
+    case "update":
+      if (inView(change.row)) return "update";
+      return inView(change.previous) ? "remove" : null;
+    case "delete":
+      return inView(change.previous) ? "delete" : null;
   }
 }
 

@@ -36,23 +36,24 @@ export function openConnection(
     socket.close(code, reason);
   };
 
-  const send = (frame: ServerFrame): void => {
-    const text = JSON.stringify(frame);
-    if (socket.bufferedAmount + Buffer.byteLength(text) > maxQueue) {
+  const send = (data: string | Buffer): void => {
+    const size = typeof data === "string" ? Buffer.byteLength(data) : data.length;
+    if (socket.bufferedAmount + size > maxQueue) {
       close(
         WS_CLOSE_CODES.TRY_AGAIN_LATER,
         "too far behind; reconnect and resume from your cursor",
       );
       return;
     }
-    socket.send(text);
+    socket.send(data, { binary: false });
   };
 
   const session = openSession(
     auth,
     sync,
     {
-      send,
+      send: (frame: ServerFrame) => send(JSON.stringify(frame)),
+      sendChange: (encoded) => send(encoded),
       get open() {
         return !closing && socket.readyState === socket.OPEN;
       },

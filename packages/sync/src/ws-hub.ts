@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import type { AuthContext } from "@svc/schema";
-import { WebSocketServer } from "ws";
+import { type WebSocket, WebSocketServer } from "ws";
 import type { Sync } from "./create-sync.js";
 import { originTrusted, pathOf, refuse, resolveCaller } from "./upgrade.js";
 import { type Connection, openConnection } from "./ws-connection.js";
@@ -59,6 +59,12 @@ export interface WebSocketHub {
   close(options?: { timeoutMs?: number }): Promise<void>;
 }
 
+function destroySocket(this: Duplex): void {
+  this.destroy();
+}
+
+function ignore(): void {}
+
 function reportError(error: unknown): void {
   console.error("[@svc/sync] WebSocket transport error", error);
 }
@@ -106,14 +112,28 @@ export function attachWebSocket(server: Server, options: WebSocketOptions): WebS
     },
   });
 
+  // Long-lived listeners are made here, at the hub's level, never inside
+  // the upgrade handler: a closure there would keep the upgrade request
+  // (headers, head buffer) alive for the connection's whole life.
+  const accept = (ws: WebSocket, caller: { auth: AuthContext } | { reason: string }): void => {
+    if ("reason" in caller) {
+      ws.close(WS_CLOSE_CODES.POLICY_VIOLATION, caller.reason);
+      return;
+    }
+    ws.on("error", ignore);
+    const connection = openConnection(ws, caller.auth, context);
+    connections.add(connection);
+    ws.once("close", () => connections.delete(connection));
+  };
+
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     if (pathOf(req.url) !== path) {
       if (options.shared === true) return;
-      socket.on("error", () => socket.destroy());
+      socket.on("error", destroySocket);
       refuse(socket, 404, "Not Found");
       return;
     }
-    socket.on("error", () => socket.destroy());
+    socket.on("error", destroySocket);
     if (closed) {
       refuse(socket, 503, "Service Unavailable");
       return;
@@ -128,16 +148,7 @@ export function attachWebSocket(server: Server, options: WebSocketOptions): WebS
         refuse(socket, 503, "Service Unavailable");
         return;
       }
-      wss.handleUpgrade(req, socket, head, (ws) => {
-        if ("reason" in caller) {
-          ws.close(WS_CLOSE_CODES.POLICY_VIOLATION, caller.reason);
-          return;
-        }
-        ws.on("error", () => undefined);
-        const connection = openConnection(ws, caller.auth, context);
-        connections.add(connection);
-        ws.on("close", () => connections.delete(connection));
-      });
+      wss.handleUpgrade(req, socket, head, (ws) => accept(ws, caller));
     });
   };
   server.on("upgrade", onUpgrade);

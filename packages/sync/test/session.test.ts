@@ -35,6 +35,10 @@ describe.each(testDatabases())("sessions on $name", (database) => {
           frames.push(frame);
           for (const wake of waiters.splice(0)) wake();
         },
+        sendChange: (encoded) => {
+          frames.push(JSON.parse(encoded.toString()) as ServerFrame);
+          for (const wake of waiters.splice(0)) wake();
+        },
         open: true,
       },
       (error) => {
