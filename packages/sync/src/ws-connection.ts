@@ -1,3 +1,4 @@
+import type { Duplex } from "node:stream";
 import type { AuthContext } from "@svc/schema";
 import type { WebSocket } from "ws";
 import type { Sync } from "./create-sync.js";
@@ -7,6 +8,8 @@ import { clientFrameSchema, type ServerFrame, WS_CLOSE_CODES } from "./ws-frames
 /** One authenticated socket and its session. */
 export interface Connection {
   readonly socket: WebSocket;
+  /** The TCP socket under it (corked while a batch is delivered). */
+  readonly raw: Duplex;
   readonly session: Session;
   /** Set by the keepalive ping, cleared by the pong. */
   alive: boolean;
@@ -23,6 +26,7 @@ export interface ConnectionContext {
 /** Serves the frames of one authenticated socket. */
 export function openConnection(
   socket: WebSocket,
+  raw: Duplex,
   auth: AuthContext,
   context: ConnectionContext,
 ): Connection {
@@ -83,7 +87,7 @@ export function openConnection(
     session.handle(parsed.data);
   });
 
-  const connection: Connection = { socket, session, alive: true };
+  const connection: Connection = { socket, raw, session, alive: true };
   socket.on("pong", () => {
     connection.alive = true;
   });

@@ -115,13 +115,17 @@ export function attachWebSocket(server: Server, options: WebSocketOptions): WebS
   // Long-lived listeners are made here, at the hub's level, never inside
   // the upgrade handler: a closure there would keep the upgrade request
   // (headers, head buffer) alive for the connection's whole life.
-  const accept = (ws: WebSocket, caller: { auth: AuthContext } | { reason: string }): void => {
+  const accept = (
+    ws: WebSocket,
+    raw: Duplex,
+    caller: { auth: AuthContext } | { reason: string },
+  ): void => {
     if ("reason" in caller) {
       ws.close(WS_CLOSE_CODES.POLICY_VIOLATION, caller.reason);
       return;
     }
     ws.on("error", ignore);
-    const connection = openConnection(ws, caller.auth, context);
+    const connection = openConnection(ws, raw, caller.auth, context);
     connections.add(connection);
     ws.once("close", () => connections.delete(connection));
   };
@@ -148,13 +152,18 @@ export function attachWebSocket(server: Server, options: WebSocketOptions): WebS
         refuse(socket, 503, "Service Unavailable");
         return;
       }
-      wss.handleUpgrade(req, socket, head, (ws) => accept(ws, caller));
+      wss.handleUpgrade(req, socket, head, (ws) => accept(ws, socket, caller));
     });
   };
   server.on("upgrade", onUpgrade);
 
   const stopChanges = sync.subscribe((changes, resolveExists) => {
-    for (const connection of connections) connection.session.deliver(changes, resolveExists);
+    for (const connection of connections) {
+      // The frames one batch makes for one socket leave in one write.
+      connection.raw.cork();
+      connection.session.deliver(changes, resolveExists);
+      connection.raw.uncork();
+    }
   });
   const stopResets = sync.log.onReset(() => {
     for (const connection of connections) connection.session.reset();

@@ -222,6 +222,22 @@ describe.each(testDatabases())("WebSocket hub on $name", (database) => {
     expect(await client.next()).toEqual({ type: "pong" });
   });
 
+  it("sends every row of a many-row transaction, in order", async () => {
+    const url = await start();
+    const client = await open(url, "alice");
+    client.send({ type: "subscribe", id: "t", entity: "Task" });
+    expect(await client.next()).toMatchObject({ type: "snapshot" });
+    const rows = await fixture().store.transaction(alice, async (db) => [
+      await db.insert("Task", { title: "1", assigneeId: "alice" }),
+      await db.insert("Task", { title: "2", assigneeId: "bob" }),
+      await db.insert("Task", { title: "3", assigneeId: "alice" }),
+    ]);
+    expect(await client.next()).toMatchObject({ op: "insert", rowId: rows[0]?.id });
+    expect(await client.next()).toMatchObject({ op: "insert", rowId: rows[2]?.id });
+    client.send({ type: "ping" });
+    expect(await client.next()).toEqual({ type: "pong" });
+  });
+
   it("closes an anonymous caller with 1008", async () => {
     const url = await start();
     const client = await open(url, "anonymous");
