@@ -26,6 +26,12 @@ interface Subscription {
   pending: number;
   /** The id as JSON, for the frame text. */
   readonly idText: string;
+  /** Who looks, through which filter (for lookup-free checks). */
+  readonly viewer: {
+    policies: Sync["policies"];
+    auth: AuthContext;
+    matches: (row: Row) => boolean;
+  };
 }
 
 /** Where a session's frames go: a WebSocket, an event stream. */
@@ -178,7 +184,7 @@ export function openSession(
 
   /** `deliverTo` without a promise: for entities whose read rules need no lookup. */
   const deliverNow = (subscription: Subscription, changes: readonly LoggedChange[]): void => {
-    const viewer = { policies: sync.policies, auth, matches: subscription.matches };
+    const viewer = subscription.viewer;
     const floor = subscription.cursor ?? 0;
     for (const change of changes) {
       if (!active(subscription)) return;
@@ -294,10 +300,12 @@ export function openSession(
       sendError(frame.id, "INVALID_QUERY", "since must be a cursor this API returned.");
       return;
     }
+    const matches = whereMatcher(frame.where);
     const subscription: Subscription = {
       id: frame.id,
       entity: frame.entity,
-      matches: whereMatcher(frame.where),
+      matches,
+      viewer: { policies: sync.policies, auth, matches },
       cursor: null,
       buffer: [],
       chain: Promise.resolve(),

@@ -124,28 +124,32 @@ export function viewChangeNow(
   viewer: Omit<ChangeViewer, "resolveExists">,
   change: LoggedChange,
 ): PulledChange["op"] | null {
-  const { policies, auth, matches } = viewer;
-  if (!policies.entities.has(change.entity)) return null;
-  const inView = (row: Row | null): boolean => {
-    if (row === null) return false;
-    if (matches !== undefined && !matches(row)) return false;
-    if (auth.isAdmin) return true;
-    return evaluateAccess(policies.compiled, {
-      entity: change.entity,
-      action: "read",
-      auth,
-      data: row,
-    }).allowed;
-  };
+  if (!viewer.policies.entities.has(change.entity)) return null;
   switch (change.op) {
     case "insert":
-      return inView(change.row) ? "insert" : null;
+      return inViewNow(viewer, change.entity, change.row) ? "insert" : null;
     case "update":
-      if (inView(change.row)) return "update";
-      return inView(change.previous) ? "remove" : null;
+      if (inViewNow(viewer, change.entity, change.row)) return "update";
+      return inViewNow(viewer, change.entity, change.previous) ? "remove" : null;
     case "delete":
-      return inView(change.previous) ? "delete" : null;
+      return inViewNow(viewer, change.entity, change.previous) ? "delete" : null;
   }
+}
+
+function inViewNow(
+  viewer: Omit<ChangeViewer, "resolveExists">,
+  entity: string,
+  row: Row | null,
+): boolean {
+  if (row === null) return false;
+  if (viewer.matches !== undefined && !viewer.matches(row)) return false;
+  if (viewer.auth.isAdmin) return true;
+  return evaluateAccess(viewer.policies.compiled, {
+    entity,
+    action: "read",
+    auth: viewer.auth,
+    data: row,
+  }).allowed;
 }
 
 /**

@@ -5,6 +5,8 @@ import type { Sync } from "./create-sync.js";
 import { openSession, type Session } from "./session.js";
 import { clientFrameSchema, type ServerFrame, WS_CLOSE_CODES } from "./ws-frames.js";
 
+const AS_TEXT = { binary: false } as const;
+
 /** One authenticated socket and its session. */
 export interface Connection {
   readonly socket: WebSocket;
@@ -49,7 +51,7 @@ export function openConnection(
       );
       return;
     }
-    socket.send(data, { binary: false });
+    socket.send(data, AS_TEXT);
   };
 
   const session = openSession(
