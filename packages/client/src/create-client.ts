@@ -2,7 +2,17 @@ import { type ApiKeysClient, createApiKeysClient } from "./api-keys.js";
 import { type AuthClient, createAuthClient } from "./auth.js";
 import { type BillingClient, createBillingClient } from "./billing.js";
 import { createEntityCollection, type EntityCollection } from "./entities.js";
+import { createLiveLayer, type LiveOptions } from "./live.js";
 import { createMemoryStorage, type TokenStorage } from "./storage.js";
+import {
+  type LiveQuery,
+  type LiveQueryListener,
+  type RowsListener,
+  type SubscribeOptions,
+  type Subscription,
+  subscribeEntity,
+  subscribeQuery,
+} from "./subscribe.js";
 import { createSyncClient, type SyncClient } from "./sync.js";
 import { type AuthChangeListener, TokenState } from "./token-state.js";
 import { type CallOptions, createTransport, type FetchFunction } from "./transport.js";
@@ -10,6 +20,7 @@ import type {
   AnyApi,
   ApiShape,
   EntityName,
+  EntityRow,
   FunctionArgs,
   FunctionName,
   FunctionResult,
@@ -36,6 +47,8 @@ export interface ClientOptions {
    * Default the platform's (`"same-origin"`).
    */
   readonly credentials?: "omit" | "same-origin" | "include";
+  /** The live transports (`subscribe`, `live`): which to use, and test seams. */
+  readonly live?: LiveOptions;
 }
 
 /** A typed client for one svc application server. */
@@ -63,6 +76,37 @@ export interface SvcClient<TApi extends ApiShape = AnyApi> {
   ): Promise<FunctionResult<TApi, TName>>;
   /** REST access to one entity: `client.entities("Todo").list({ where: { done: false } })`. */
   entities<TName extends EntityName<TApi>>(name: TName): EntityCollection<TApi["entities"][TName]>;
+  /**
+   * Live rows of one entity: `listener` gets the rows after the snapshot
+   * and after every change the caller may see. One WebSocket per client
+   * carries every subscription (opened with the first, closed with the
+   * last; SSE when WebSocket is unavailable); a dropped connection resumes
+   * from the last cursor, and a token change starts over from a new
+   * snapshot.
+   *
+   * @example
+   * const todos = client.subscribe("Todo", { where: { done: false } }, (rows) => render(rows));
+   * await todos.ready;
+   * todos.unsubscribe();
+   */
+  subscribe<TName extends EntityName<TApi>>(
+    entity: TName,
+    options: SubscribeOptions<TApi["entities"][TName]>,
+    listener: RowsListener<EntityRow<TApi["entities"][TName]>>,
+  ): Subscription<EntityRow<TApi["entities"][TName]>>;
+  /**
+   * A live query function: `listener` gets its value now and whenever a
+   * change makes it differ. WebSocket only.
+   *
+   * @example
+   * const open = client.live("listTodos", {}, (page) => console.log(page));
+   * open.unsubscribe();
+   */
+  live<TName extends FunctionName<TApi>>(
+    name: TName,
+    args: TApi["functions"][TName]["args"],
+    listener: LiveQueryListener<FunctionResult<TApi, TName>>,
+  ): LiveQuery<FunctionResult<TApi, TName>>;
 }
 
 const defaultFetch: FetchFunction = (input, init) => globalThis.fetch(input, init);
@@ -87,9 +131,17 @@ export function createClient<TApi extends ApiShape = AnyApi>(
     options.storageKey ?? "svc_token",
     options.token,
   );
+  const fetchImpl = options.fetch ?? defaultFetch;
   const transport = createTransport(options.url, tokens, {
-    fetch: options.fetch ?? defaultFetch,
+    fetch: fetchImpl,
     ...(options.credentials !== undefined && { credentials: options.credentials }),
+  });
+  const live = createLiveLayer({
+    transport,
+    tokens,
+    fetch: fetchImpl,
+    ...(options.credentials !== undefined && { credentials: options.credentials }),
+    options: options.live ?? {},
   });
   return {
     url: transport.baseURL,
@@ -111,5 +163,13 @@ export function createClient<TApi extends ApiShape = AnyApi>(
       return response.data;
     },
     entities: (name) => createEntityCollection(transport, name),
+    subscribe: (entity, subscribeOptions, listener) =>
+      subscribeEntity(
+        live,
+        entity,
+        subscribeOptions as SubscribeOptions<Record<string, unknown>>,
+        listener,
+      ),
+    live: (name, args, listener) => subscribeQuery(live, name, args, listener),
   };
 }

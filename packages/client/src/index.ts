@@ -5,6 +5,13 @@ export {
   type TotpClient,
   type VerifySecondFactorOptions,
 } from "./auth.js";
+export {
+  BACKOFF_BASE_MS,
+  BACKOFF_CAP_MS,
+  type BackoffOptions,
+  backoffDelay,
+  type Timers,
+} from "./backoff.js";
 export type { BillingClient, CheckoutOptions } from "./billing.js";
 export { type ClientOptions, createClient, type SvcClient } from "./create-client.js";
 export type {
@@ -23,13 +30,24 @@ export {
   type SvcErrorOptions,
 } from "./errors.js";
 export { generateId, isValidId } from "./ids.js";
+export type { LiveOptions } from "./live.js";
+export type { WebSocketConstructor, WebSocketLike } from "./live-socket.js";
+export type { LiveStatus, LiveStatusListener, LiveTransportName } from "./live-status.js";
 export {
   buildOAuthLoginURL,
   type OAuthLoginOptions,
   type OAuthRedirectOutcome,
   parseOAuthRedirect,
 } from "./oauth.js";
+export { type SSEEvent, SSEParser } from "./sse-parser.js";
 export { createMemoryStorage, type TokenStorage } from "./storage.js";
+export type {
+  LiveQuery,
+  LiveQueryListener,
+  RowsListener,
+  SubscribeOptions,
+  Subscription,
+} from "./subscribe.js";
 export type { PulledChange, PullOptions, PullResult, SyncClient } from "./sync.js";
 export type { AuthChange, AuthChangeListener, AuthChangeReason } from "./token-state.js";
 export type { CallOptions, FetchFunction } from "./transport.js";

@@ -32,6 +32,14 @@ function typeChecks(client: SvcClient<Api>): void {
   void client.entities("Todo").list({ order: "-colour" });
   // @ts-expect-error filtering on an unknown field fails to compile
   void client.entities("Todo").list({ where: { colour: "red" } });
+  // @ts-expect-error subscribing to an unknown entity fails to compile
+  void client.subscribe("Nope", {}, () => undefined);
+  // @ts-expect-error a live filter on an unknown field fails to compile
+  void client.subscribe("Todo", { where: { colour: "red" } }, () => undefined);
+  // @ts-expect-error a live order on an unknown field fails to compile
+  void client.subscribe("Todo", { orderBy: { field: "colour" } }, () => undefined);
+  // @ts-expect-error a live query's arguments are checked like fn's
+  void client.live("summary", { listId: 1 }, () => undefined);
 }
 
 describe("types", () => {
@@ -55,6 +63,22 @@ describe("types", () => {
       Page<EntityRow<{ title: string; done: boolean }>>
     >();
     expectTypeOf<EntityRow<{ title: string }>["id"]>().toEqualTypeOf<string>();
+  });
+
+  it("types live rows and live query values", () => {
+    const client = createClient<Api>({ ...offline, live: { transport: "sse" } });
+    const todos = client.subscribe("Todo", { orderBy: "-title" }, (rows) => {
+      expectTypeOf(rows).toEqualTypeOf<readonly EntityRow<{ title: string; done: boolean }>[]>();
+    });
+    expectTypeOf(todos.rows).toEqualTypeOf<
+      readonly EntityRow<{ title: string; done: boolean }>[]
+    >();
+    todos.unsubscribe();
+    const summary = client.live("summary", {}, (value) => {
+      expectTypeOf(value).toEqualTypeOf<{ open: number }>();
+    });
+    expectTypeOf(summary.value).toEqualTypeOf<{ open: number } | undefined>();
+    summary.unsubscribe();
   });
 
   it("defaults to loose types", () => {

@@ -1,0 +1,207 @@
+import { SvcError } from "./errors.js";
+import type {
+  ChangeFrame,
+  EntityRequest,
+  EntityTarget,
+  LiveRow,
+  QueryTarget,
+} from "./live-frames.js";
+import { RowSet } from "./live-rows.js";
+
+/** Calls a user's callback; one that throws must not break the transport. */
+function call<T>(callback: ((value: T) => void) | undefined, value: T): void {
+  if (callback === undefined) return;
+  try {
+    callback(value);
+  } catch (error) {
+    console.error("svc client: a live listener threw:", error);
+  }
+}
+
+/** A promise that callers may ignore: its rejection is never reported as unhandled. */
+function deferred<T>(): {
+  promise: Promise<T>;
+  resolve(value: T): void;
+  reject(error: unknown): void;
+} {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  promise.catch(() => undefined);
+  return { promise, resolve, reject };
+}
+
+function unsubscribedError(): SvcError {
+  return new SvcError("UNSUBSCRIBED", "The subscription ended before its first answer.", {
+    status: 0,
+  });
+}
+
+/** The state of one entity subscription: its rows, cursor and callbacks. */
+export class EntitySubscription<TRow extends LiveRow = LiveRow> implements EntityTarget {
+  readonly kind = "entity";
+  readonly request: EntityRequest;
+  readonly #rows = new RowSet<TRow>();
+  readonly #listener: (rows: readonly TRow[]) => void;
+  readonly #onError: ((error: SvcError) => void) | undefined;
+  readonly #ready = deferred<readonly TRow[]>();
+  #cursor: string | null = null;
+  #settled = false;
+  #ended = false;
+
+  constructor(
+    request: EntityRequest,
+    listener: (rows: readonly TRow[]) => void,
+    onError: ((error: SvcError) => void) | undefined,
+  ) {
+    this.request = request;
+    this.#listener = listener;
+    this.#onError = onError;
+  }
+
+  get cursor(): string | null {
+    return this.#cursor;
+  }
+
+  get rows(): readonly TRow[] {
+    return this.#rows.rows;
+  }
+
+  get ready(): Promise<readonly TRow[]> {
+    return this.#ready.promise;
+  }
+
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  snapshot(rows: readonly LiveRow[], cursor: string): void {
+    if (this.#ended) return;
+    this.#rows.replace(rows as readonly TRow[]);
+    this.#cursor = cursor;
+    this.#settle();
+    call(this.#listener, this.#rows.rows);
+  }
+
+  change(frame: ChangeFrame): void {
+    if (this.#ended) return;
+    this.#cursor = frame.cursor;
+    if (this.#rows.apply(frame)) call(this.#listener, this.#rows.rows);
+  }
+
+  resync(): void {
+    // The rows stay on screen until the new snapshot replaces them.
+    this.#cursor = null;
+  }
+
+  /** Forgets the rows and the cursor: the next subscribe loads a new snapshot. */
+  reset(): void {
+    this.#cursor = null;
+    if (this.#rows.clear()) call(this.#listener, this.#rows.rows);
+  }
+
+  fail(error: SvcError): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.warn(error);
+  }
+
+  warn(error: SvcError): void {
+    if (!this.#settled) {
+      this.#settled = true;
+      this.#ready.reject(error);
+    }
+    call(this.#onError, error);
+  }
+
+  /** Marks the subscription ended by its owner. */
+  end(): void {
+    this.#ended = true;
+    if (!this.#settled) {
+      this.#settled = true;
+      this.#ready.reject(unsubscribedError());
+    }
+  }
+
+  #settle(): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#ready.resolve(this.#rows.rows);
+  }
+}
+
+/** The state of one live query: its last value and callbacks. */
+export class QuerySubscription<T = unknown> implements QueryTarget {
+  readonly kind = "query";
+  readonly query: string;
+  readonly args: unknown;
+  readonly #listener: (value: T) => void;
+  readonly #onError: ((error: SvcError) => void) | undefined;
+  readonly #ready = deferred<T>();
+  #value: T | undefined;
+  #settled = false;
+  #ended = false;
+
+  constructor(
+    query: string,
+    args: unknown,
+    handlers: { onValue: (value: T) => void; onError?: ((error: SvcError) => void) | undefined },
+  ) {
+    this.query = query;
+    this.args = args;
+    this.#listener = handlers.onValue;
+    this.#onError = handlers.onError;
+  }
+
+  get value(): T | undefined {
+    return this.#value;
+  }
+
+  get ready(): Promise<T> {
+    return this.#ready.promise;
+  }
+
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  result(value: unknown): void {
+    if (this.#ended) return;
+    this.#value = value as T;
+    if (!this.#settled) {
+      this.#settled = true;
+      this.#ready.resolve(value as T);
+    }
+    call(this.#listener, value as T);
+  }
+
+  /** Forgets the value: the caller's identity changed. */
+  reset(): void {
+    this.#value = undefined;
+  }
+
+  fail(error: SvcError): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.warn(error);
+  }
+
+  warn(error: SvcError): void {
+    if (!this.#settled) {
+      this.#settled = true;
+      this.#ready.reject(error);
+    }
+    call(this.#onError, error);
+  }
+
+  end(): void {
+    this.#ended = true;
+    if (!this.#settled) {
+      this.#settled = true;
+      this.#ready.reject(unsubscribedError());
+    }
+  }
+}

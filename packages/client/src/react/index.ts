@@ -1,0 +1,5 @@
+export { SvcProvider, type SvcProviderProps, useSvcClient } from "./provider.js";
+export { type AuthState, type UseAuthResult, useAuth } from "./use-auth.js";
+export { type LiveQueryState, useLiveQuery } from "./use-live-query.js";
+export { type MutationState, useMutation } from "./use-mutation.js";
+export { type QueryState, useQuery } from "./use-query.js";

@@ -1,0 +1,62 @@
+import { useMemo, useSyncExternalStore } from "react";
+import type { SvcClient } from "../create-client.js";
+import type { SvcError } from "../errors.js";
+import type { AnyApi } from "../types.js";
+import { useSvcClient } from "./provider.js";
+
+/** What `useLiveQuery` answers. */
+export interface LiveQueryState<T> {
+  /** The query's last value; undefined until the first (and after an identity change). */
+  readonly value: T | undefined;
+  /** True until a value (or a failure) arrives. */
+  readonly loading: boolean;
+  /** The failure, when the query could not run (`NOT_A_QUERY`, `INVALID_ARGS`, ...). */
+  readonly error: SvcError | null;
+}
+
+const LOADING: LiveQueryState<never> = { value: undefined, loading: true, error: null };
+
+function liveStore<T>(client: SvcClient<AnyApi>, name: string, args: unknown) {
+  let state: LiveQueryState<T> = LOADING;
+  return {
+    getSnapshot: (): LiveQueryState<T> => state,
+    subscribe(notify: () => void): () => void {
+      const query = client.live(name, args as Record<string, unknown>, {
+        onValue(value) {
+          state = { value: value as T, loading: false, error: null };
+          notify();
+        },
+        onError(error) {
+          state = { ...state, loading: false, error };
+          notify();
+        },
+      });
+      // A new identity must not see the previous one's value.
+      const stopAuth = client.onAuthChange(() => {
+        state = LOADING;
+        notify();
+      });
+      return () => {
+        stopAuth();
+        query.unsubscribe();
+        state = LOADING;
+      };
+    },
+  };
+}
+
+/**
+ * A live query function's value, re-rendering whenever it changes
+ * (`client.live` under `useSyncExternalStore`; WebSocket only). `args`
+ * are compared by value.
+ *
+ * @example
+ * const { value } = useLiveQuery<{ rows: Todo[] }>("listTodos", { limit: 20 });
+ */
+export function useLiveQuery<T = unknown>(name: string, args: unknown = {}): LiveQueryState<T> {
+  const client = useSvcClient();
+  const key = JSON.stringify([name, args ?? null]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `key` stands for the arguments by value.
+  const store = useMemo(() => liveStore<T>(client, name, args), [client, key]);
+  return useSyncExternalStore(store.subscribe, store.getSnapshot, store.getSnapshot);
+}

@@ -1,0 +1,76 @@
+import { useMemo, useSyncExternalStore } from "react";
+import type { SvcClient } from "../create-client.js";
+import type { SvcError } from "../errors.js";
+import type { SubscribeOptions } from "../subscribe.js";
+import type { AnyApi, EntityRow } from "../types.js";
+import { useSvcClient } from "./provider.js";
+
+/** What `useQuery` answers. */
+export interface QueryState<TRow> {
+  /** The live rows (see `Subscription.rows`); empty until the snapshot comes. */
+  readonly rows: readonly TRow[];
+  /** True until the first snapshot (or a failure) arrives. */
+  readonly loading: boolean;
+  /** The last failure (`onError`), cleared by the next rows. */
+  readonly error: SvcError | null;
+}
+
+const LOADING: QueryState<never> = { rows: [], loading: true, error: null };
+
+/** One mounted `useQuery`: opens the subscription when React subscribes, ends it on cleanup. */
+function rowsStore<TRow>(
+  client: SvcClient<AnyApi>,
+  entity: string,
+  options: SubscribeOptions<Record<string, unknown>>,
+) {
+  let state: QueryState<TRow> = LOADING;
+  return {
+    getSnapshot: (): QueryState<TRow> => state,
+    subscribe(notify: () => void): () => void {
+      const subscription = client.subscribe(
+        entity,
+        {
+          ...options,
+          onError(error) {
+            state = { ...state, loading: false, error };
+            notify();
+            options.onError?.(error);
+          },
+        },
+        (rows) => {
+          state = { rows: rows as unknown as readonly TRow[], loading: false, error: null };
+          notify();
+        },
+      );
+      return () => {
+        subscription.unsubscribe();
+        state = LOADING;
+      };
+    },
+  };
+}
+
+/**
+ * Live rows of one entity, re-rendering on every change the caller may
+ * see (`client.subscribe` under `useSyncExternalStore`). The subscription
+ * follows `entity`, `where`, `orderBy` and `limit` by value, so inline
+ * option objects are fine.
+ *
+ * @example
+ * function Todos() {
+ *   const { rows, loading } = useQuery<Todo>("Todo", { where: { done: false }, orderBy: "title" });
+ *   if (loading) return <p>Loading…</p>;
+ *   return <ul>{rows.map((todo) => <li key={todo.id}>{todo.title}</li>)}</ul>;
+ * }
+ */
+export function useQuery<TRow = EntityRow<Record<string, unknown>>>(
+  entity: string,
+  options: SubscribeOptions<Record<string, unknown>> = {},
+): QueryState<TRow> {
+  const client = useSvcClient();
+  const { where, orderBy, limit } = options;
+  const key = JSON.stringify([entity, where ?? null, orderBy ?? null, limit ?? null]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `key` stands for the options by value.
+  const store = useMemo(() => rowsStore<TRow>(client, entity, options), [client, key]);
+  return useSyncExternalStore(store.subscribe, store.getSnapshot, store.getSnapshot);
+}
