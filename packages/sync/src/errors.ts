@@ -24,6 +24,11 @@ export const syncErrorCodes = {
     status: 501,
     message: "This server does not run live query functions.",
   },
+  TOO_MANY_SUBSCRIPTIONS: {
+    status: 429,
+    message:
+      "This connection has as many open subscriptions as it may; unsubscribe from one first.",
+  },
   POLICY_DENIED: { status: 403, message: "Access denied." },
   INTERNAL_ERROR: { status: 500, message: "Something went wrong on the server." },
   INVALID_QUERY: {

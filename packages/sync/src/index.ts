@@ -50,7 +50,13 @@ export {
   readDependencies,
   watchedEntities,
 } from "./read-tracking.js";
-export { type FrameSink, openSession, type Session, whereMatcher } from "./session.js";
+export {
+  type FrameSink,
+  MAX_SUBSCRIPTIONS,
+  openSession,
+  type Session,
+  whereMatcher,
+} from "./session.js";
 export {
   MAX_SHARD_DATA_BYTES,
   MAX_SHARD_DATA_DEPTH,

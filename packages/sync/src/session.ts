@@ -9,6 +9,9 @@ import { type LiveQuery, openLiveQuery } from "./live-query.js";
 import { type PulledChange, viewChange, viewChangeNow } from "./visibility.js";
 import type { ClientFrame, LiveQueryFrame, ServerFrame, SubscribeFrame } from "./ws-frames.js";
 
+/** Open subscriptions (entities and live queries together) one connection may hold. */
+export const MAX_SUBSCRIPTIONS = 256;
+
 // Entries read per log page while a subscription with `since` catches up.
 const CATCH_UP_PAGE = 500;
 
@@ -274,11 +277,21 @@ export function openSession(
     );
   };
 
-  const subscribeQuery = (frame: LiveQueryFrame): void => {
-    if (subscriptions.has(frame.id) || liveQueries.has(frame.id)) {
-      sendError(frame.id, "SUBSCRIPTION_EXISTS");
-      return;
+  /** Refuses a subscription whose id is taken or past the connection's bound; true when refused. */
+  const refused = (id: string): boolean => {
+    if (subscriptions.has(id) || liveQueries.has(id)) {
+      sendError(id, "SUBSCRIPTION_EXISTS");
+      return true;
     }
+    if (subscriptions.size + liveQueries.size >= MAX_SUBSCRIPTIONS) {
+      sendError(id, "TOO_MANY_SUBSCRIPTIONS");
+      return true;
+    }
+    return false;
+  };
+
+  const subscribeQuery = (frame: LiveQueryFrame): void => {
+    if (refused(frame.id)) return;
     if (sync.queries === undefined) {
       sendError(frame.id, "LIVE_QUERIES_UNAVAILABLE");
       return;
@@ -287,10 +300,7 @@ export function openSession(
   };
 
   const subscribe = async (frame: SubscribeFrame): Promise<void> => {
-    if (subscriptions.has(frame.id) || liveQueries.has(frame.id)) {
-      sendError(frame.id, "SUBSCRIPTION_EXISTS");
-      return;
-    }
+    if (refused(frame.id)) return;
     if (!sync.policies.entities.has(frame.entity)) {
       sendError(frame.id, "ENTITY_NOT_FOUND", `The entity ${frame.entity} does not exist.`);
       return;

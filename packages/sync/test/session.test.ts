@@ -4,6 +4,7 @@ import { testDatabases } from "@svc/tooling/databases";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   createExistsCache,
+  MAX_SUBSCRIPTIONS,
   openSession,
   type ServerFrame,
   type Session,
@@ -87,6 +88,21 @@ describe.each(testDatabases())("sessions on $name", (database) => {
     // Nothing else is pending: a later write is the next frame.
     const last = await insertTask("last");
     expect((await client.until(5))[4]).toMatchObject({ rowId: last.id });
+  });
+
+  it("bounds the subscriptions one connection may hold", async () => {
+    const client = session();
+    for (let index = 0; index < MAX_SUBSCRIPTIONS; index += 1) {
+      client.subscribe({ id: `s${index}`, entity: "Task" });
+    }
+    await client.until(MAX_SUBSCRIPTIONS);
+    client.subscribe({ id: "one too many", entity: "Task" });
+    const frames = await client.until(MAX_SUBSCRIPTIONS + 1);
+    expect(frames[MAX_SUBSCRIPTIONS]).toMatchObject({
+      type: "error",
+      id: "one too many",
+      error: { code: "TOO_MANY_SUBSCRIPTIONS" },
+    });
   });
 
   it("resumes at the head with no frames until something changes", async () => {
