@@ -2,7 +2,11 @@ import { defineConfig } from "tsup";
 
 export default defineConfig({
   // `@svc/client/react` is its own entry: the main one never loads react.
-  entry: { index: "src/index.ts", "react/index": "src/react/index.ts" },
+  entry: {
+    index: "src/index.ts",
+    "react/index": "src/react/index.ts",
+    "server/index": "src/server/index.ts",
+  },
   format: ["esm"],
   dts: true,
   clean: true,

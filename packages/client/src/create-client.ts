@@ -2,6 +2,7 @@ import { type ApiKeysClient, createApiKeysClient } from "./api-keys.js";
 import { type AuthClient, createAuthClient } from "./auth.js";
 import { type BillingClient, createBillingClient } from "./billing.js";
 import { createEntityCollection, type EntityCollection } from "./entities.js";
+import { createHydrationCache, type HydrationCache, type HydrationState } from "./hydration.js";
 import { createLiveLayer, type LiveOptions } from "./live.js";
 import { createMemoryStorage, type TokenStorage } from "./storage.js";
 import {
@@ -49,12 +50,20 @@ export interface ClientOptions {
   readonly credentials?: "omit" | "same-origin" | "include";
   /** The live transports (`subscribe`, `live`): which to use, and test seams. */
   readonly live?: LiveOptions;
+  /**
+   * Data a server rendered the page with (`serializeState` of
+   * `createServerClient(...).dehydrate()`): `useQuery` and `useLiveQuery`
+   * render it at once instead of loading, then go live.
+   */
+  readonly initialState?: HydrationState;
 }
 
 /** A typed client for one svc application server. */
 export interface SvcClient<TApi extends ApiShape = AnyApi> {
   /** The server's address, without a trailing slash. */
   readonly url: string;
+  /** Prefetched data (server rendering): what the hooks render before their first live answer. */
+  readonly hydration: HydrationCache;
   /** The stored token, or null when signed out. */
   token(): Promise<string | null>;
   /** Stores `token` (null clears it) as if a sign-in answered it; fires `onAuthChange`. */
@@ -143,8 +152,12 @@ export function createClient<TApi extends ApiShape = AnyApi>(
     ...(options.credentials !== undefined && { credentials: options.credentials }),
     options: options.live ?? {},
   });
+  const hydration = createHydrationCache(options.initialState);
+  // Prefetched data is one caller's view: never show it to the next.
+  tokens.subscribe(() => hydration.clear());
   return {
     url: transport.baseURL,
+    hydration,
     token: () => tokens.get(),
     setToken: (token) => tokens.set(token, null, token === null ? "sign-out" : "sign-in"),
     onAuthChange: (listener) => tokens.subscribe(listener),

@@ -29,6 +29,14 @@ export {
   SvcError,
   type SvcErrorOptions,
 } from "./errors.js";
+export {
+  createHydrationCache,
+  type HydrationCache,
+  type HydrationState,
+  liveKey,
+  queryKey,
+  serializeState,
+} from "./hydration.js";
 export { generateId, isValidId } from "./ids.js";
 export type { LiveOptions } from "./live.js";
 export type { WebSocketConstructor, WebSocketLike } from "./live-socket.js";

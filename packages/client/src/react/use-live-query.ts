@@ -1,6 +1,7 @@
 import { useMemo, useSyncExternalStore } from "react";
 import type { SvcClient } from "../create-client.js";
 import type { SvcError } from "../errors.js";
+import { liveKey } from "../hydration.js";
 import type { AnyApi } from "../types.js";
 import { useSvcClient } from "./provider.js";
 
@@ -16,13 +17,22 @@ export interface LiveQueryState<T> {
 
 const LOADING: LiveQueryState<never> = { value: undefined, loading: true, error: null };
 
-function liveStore<T>(client: SvcClient<AnyApi>, name: string, args: unknown) {
-  let state: LiveQueryState<T> = LOADING;
+function liveStore<T>(client: SvcClient<AnyApi>, name: string, args: unknown, key: string) {
+  // A value a server rendered with (`initialState`) shows at once, until
+  // the live one replaces it (then it is forgotten).
+  const prefetched = (): LiveQueryState<T> => {
+    const held = client.hydration.value(key);
+    return held === undefined ? LOADING : { value: held.value as T, loading: false, error: null };
+  };
+  const initial = prefetched();
+  let state: LiveQueryState<T> = initial;
   return {
     getSnapshot: (): LiveQueryState<T> => state,
+    getServerSnapshot: (): LiveQueryState<T> => initial,
     subscribe(notify: () => void): () => void {
       const query = client.live(name, args as Record<string, unknown>, {
         onValue(value) {
+          client.hydration.forget(key);
           state = { value: value as T, loading: false, error: null };
           notify();
         },
@@ -39,7 +49,7 @@ function liveStore<T>(client: SvcClient<AnyApi>, name: string, args: unknown) {
       return () => {
         stopAuth();
         query.unsubscribe();
-        state = LOADING;
+        state = prefetched();
       };
     },
   };
@@ -55,8 +65,8 @@ function liveStore<T>(client: SvcClient<AnyApi>, name: string, args: unknown) {
  */
 export function useLiveQuery<T = unknown>(name: string, args: unknown = {}): LiveQueryState<T> {
   const client = useSvcClient();
-  const key = JSON.stringify([name, args ?? null]);
+  const key = liveKey(name, args);
   // biome-ignore lint/correctness/useExhaustiveDependencies: `key` stands for the arguments by value.
-  const store = useMemo(() => liveStore<T>(client, name, args), [client, key]);
-  return useSyncExternalStore(store.subscribe, store.getSnapshot, store.getSnapshot);
+  const store = useMemo(() => liveStore<T>(client, name, args, key), [client, key]);
+  return useSyncExternalStore(store.subscribe, store.getSnapshot, store.getServerSnapshot);
 }

@@ -1,6 +1,7 @@
 import { useMemo, useSyncExternalStore } from "react";
 import type { SvcClient } from "../create-client.js";
 import type { SvcError } from "../errors.js";
+import { queryKey } from "../hydration.js";
 import type { SubscribeOptions } from "../subscribe.js";
 import type { AnyApi, EntityRow } from "../types.js";
 import { useSvcClient } from "./provider.js";
@@ -22,10 +23,22 @@ function rowsStore<TRow>(
   client: SvcClient<AnyApi>,
   entity: string,
   options: SubscribeOptions<Record<string, unknown>>,
+  key: string,
 ) {
-  let state: QueryState<TRow> = LOADING;
+  // Rows a server rendered with (`initialState`) show at once, on the
+  // server and in the hydrating browser alike, until the live snapshot
+  // replaces them (then they are forgotten).
+  const prefetched = (): QueryState<TRow> => {
+    const rows = client.hydration.rows(key);
+    return rows === undefined
+      ? LOADING
+      : { rows: rows as readonly TRow[], loading: false, error: null };
+  };
+  const initial = prefetched();
+  let state: QueryState<TRow> = initial;
   return {
     getSnapshot: (): QueryState<TRow> => state,
+    getServerSnapshot: (): QueryState<TRow> => initial,
     subscribe(notify: () => void): () => void {
       const subscription = client.subscribe(
         entity,
@@ -38,13 +51,14 @@ function rowsStore<TRow>(
           },
         },
         (rows) => {
+          client.hydration.forget(key);
           state = { rows: rows as unknown as readonly TRow[], loading: false, error: null };
           notify();
         },
       );
       return () => {
         subscription.unsubscribe();
-        state = LOADING;
+        state = prefetched();
       };
     },
   };
@@ -68,9 +82,8 @@ export function useQuery<TRow = EntityRow<Record<string, unknown>>>(
   options: SubscribeOptions<Record<string, unknown>> = {},
 ): QueryState<TRow> {
   const client = useSvcClient();
-  const { where, orderBy, limit } = options;
-  const key = JSON.stringify([entity, where ?? null, orderBy ?? null, limit ?? null]);
+  const key = queryKey(entity, options);
   // biome-ignore lint/correctness/useExhaustiveDependencies: `key` stands for the options by value.
-  const store = useMemo(() => rowsStore<TRow>(client, entity, options), [client, key]);
-  return useSyncExternalStore(store.subscribe, store.getSnapshot, store.getSnapshot);
+  const store = useMemo(() => rowsStore<TRow>(client, entity, options, key), [client, key]);
+  return useSyncExternalStore(store.subscribe, store.getSnapshot, store.getServerSnapshot);
 }
