@@ -38,11 +38,14 @@ function pick(
  * The `package.json` of a standalone app named `name`. `dev` serves it with
  * `SVC_DEV_MODE=true` (a POSIX shell assignment: macOS, Linux, WSL, Git
  * Bash), `start` is the production shape configured only by the
- * environment. Throws `TEMPLATES_MISSING` when `versions` lacks a dependency.
+ * environment. `links` replaces dependencies by other specifiers (the
+ * `link:` paths of a checkout). Throws `TEMPLATES_MISSING` when `versions`
+ * lacks a dependency.
  */
 export function createAppPackageJson(
   name: string,
   versions: Readonly<Record<string, string>>,
+  links: Readonly<Record<string, string>> = {},
 ): AppPackageJson {
   return {
     name,
@@ -54,7 +57,7 @@ export function createAppPackageJson(
       start: "svc-server",
       typecheck: "tsc --noEmit",
     },
-    dependencies: pick(APP_DEPENDENCIES, versions),
+    dependencies: { ...pick(APP_DEPENDENCIES, versions), ...links },
     devDependencies: pick(APP_DEV_DEPENDENCIES, versions),
   };
 }

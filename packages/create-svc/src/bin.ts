@@ -9,5 +9,7 @@ process.exitCode = await runCli(
     ...(process.env.npm_config_user_agent !== undefined && {
       userAgent: process.env.npm_config_user_agent,
     }),
+    // Run through a package script (`pnpm create-app`), paths are the caller's, not the script's.
+    ...(process.env.INIT_CWD !== undefined && { cwd: process.env.INIT_CWD }),
   },
 );

@@ -8,6 +8,9 @@ export const scaffoldErrorCodes = {
   INVALID_NAME: { message: "The target directory's name is not a valid npm package name." },
   TARGET_NOT_EMPTY: { message: "The target directory exists and is not empty." },
   TEMPLATES_MISSING: { message: "The templates directory is missing or incomplete." },
+  INVALID_CHECKOUT: {
+    message: "The directory is not a built checkout of the svc repository.",
+  },
 } as const satisfies Record<string, { message: string }>;
 
 /** A code of `scaffoldErrorCodes`: `"UNKNOWN_TEMPLATE"`, `"TARGET_NOT_EMPTY"`, … */

@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { ScaffoldError } from "./errors.js";
 import { DEFAULT_TEMPLATE, scaffold } from "./scaffold.js";
@@ -18,6 +19,8 @@ export interface CliOptions {
    * which picks the commands printed as next steps; default npm's.
    */
   readonly userAgent?: string;
+  /** Where a relative `<dir>` is resolved from. Default the process's working directory. */
+  readonly cwd?: string;
 }
 
 function formatTemplates(templates: readonly TemplateInfo[]): string {
@@ -36,14 +39,16 @@ async function tryListTemplates(templatesDir: string | undefined): Promise<strin
 }
 
 async function usage(templatesDir: string | undefined): Promise<string> {
-  return `Usage: create-svc <dir> [--template <name>]
+  return `Usage: create-svc <dir> [--template <name>] [--from-checkout <path>]
 
 Creates a new svc app in <dir>, which must not exist or must be empty. The
 directory's name becomes the app's package name.
 
 Options:
-  -t, --template <name>  the starter template (default: ${DEFAULT_TEMPLATE})
-  -h, --help             show this help
+  -t, --template <name>       the starter template (default: ${DEFAULT_TEMPLATE})
+      --from-checkout <path>  depend on a built checkout of the svc repository
+                              (link: paths, install with pnpm) instead of npm
+  -h, --help                  show this help
 
 Templates:
 ${await tryListTemplates(templatesDir)}
@@ -73,6 +78,7 @@ function parseCliArgs(argv: readonly string[]) {
     strict: true,
     options: {
       template: { type: "string", short: "t" },
+      "from-checkout": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -119,12 +125,18 @@ export async function runCli(
   }
 
   try {
+    const checkout = parsed.values["from-checkout"];
     const result = await scaffold({
-      targetDir: dir,
+      targetDir: resolve(options.cwd ?? process.cwd(), dir),
+      ...(checkout !== undefined && { checkout: resolve(options.cwd ?? process.cwd(), checkout) }),
       template: parsed.values.template ?? DEFAULT_TEMPLATE,
       ...(options.templatesDir !== undefined && { templatesDir: options.templatesDir }),
     });
-    const commands = packageManagerCommands(options.userAgent);
+    // link: dependencies are pnpm's; outside any workspace the app stands alone.
+    const commands =
+      checkout === undefined
+        ? packageManagerCommands(options.userAgent)
+        : { install: "pnpm install --ignore-workspace", dev: "pnpm dev" };
     const steps = [
       ...(dir === "." ? [] : [`cd ${shellQuote(dir)}`]),
       commands.install,

@@ -3,6 +3,7 @@ import { basename, extname, join, relative, resolve, sep } from "node:path";
 import { createAppPackageJson } from "./app-package-json.js";
 import { type AppFunction, type AppReadmeInput, createAppReadme } from "./app-readme.js";
 import { APP_GITIGNORE, createAppTsconfig } from "./app-static-files.js";
+import { checkoutLinks } from "./checkout.js";
 import { ScaffoldError } from "./errors.js";
 import { formatJSON } from "./format-json.js";
 import { defaultTemplatesDir, readTemplatesIndex } from "./templates.js";
@@ -31,6 +32,12 @@ export interface ScaffoldOptions {
   readonly targetDir: string;
   /** A directory of built templates; default the ones shipped with create-svc. */
   readonly templatesDir?: string;
+  /**
+   * A built checkout of the svc repository: the app depends on its
+   * `@svc/server` and `@svc/functions` through `link:` paths (install it
+   * with pnpm) instead of the registry's releases.
+   */
+  readonly checkout?: string;
 }
 
 /** What `scaffold` made. */
@@ -175,7 +182,8 @@ export async function scaffold(options: ScaffoldOptions): Promise<ScaffoldResult
       cause,
     });
   }
-  const packageJson = createAppPackageJson(name, index.versions);
+  const links = options.checkout === undefined ? {} : await checkoutLinks(options.checkout);
+  const packageJson = createAppPackageJson(name, index.versions, links);
   const readme: AppReadmeInput = {
     name,
     template,
