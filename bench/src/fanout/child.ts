@@ -29,8 +29,9 @@ export function killFanoutChildren(): void {
 }
 
 /**
- * Forks `svc-server.ts` or `bare-server.ts` under tsx, resolving workspace
- * packages to their sources (`@svc/source`), and waits for its port.
+ * Forks `svc-server.ts` or `bare-server.ts` under tsx and waits for its
+ * port. Workspace packages resolve to their builds (`dist/`), the code
+ * users run: build first (`pnpm bench` and `bench:fanout` do).
  * `exposeGC` starts it with `--expose-gc` (case 4 measures after collecting).
  */
 export async function startFanoutServer(
@@ -42,7 +43,6 @@ export async function startFanoutServer(
     execArgv: [
       "--import",
       import.meta.resolve("tsx"),
-      "--conditions=@svc/source",
       ...(options.exposeGC === true ? ["--expose-gc"] : []),
       // BENCH_FANOUT_CPU_PROF=<dir>: a V8 CPU profile of every server child.
       ...(process.env.BENCH_FANOUT_CPU_PROF
