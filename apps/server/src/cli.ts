@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { runCli } from "./cli/run-cli.js";
 
-/** The `svc` command: developer tools such as `svc policy explain`. */
+/** The `svc` command: developer tools (`svc policy explain`, `svc codegen`). */
 process.exitCode = await runCli(
   process.argv.slice(2),
   { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) },

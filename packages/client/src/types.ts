@@ -5,9 +5,10 @@ export interface FunctionShape {
 }
 
 /**
- * The shape a generated `api` type has (what `svc codegen` will write):
- * each function's `args` and `result`, each entity's row fields (without
- * `id`, which every row has).
+ * The shape a generated `Api` type has (what `svc codegen` writes, and
+ * `ApiOf<typeof app, functions>` from @svc/functions infers): each
+ * function's `args` and `result`, each entity's row fields (without `id`,
+ * which every row has).
  *
  * @example
  * type Api = {

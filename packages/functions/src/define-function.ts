@@ -26,12 +26,21 @@ export type ArgsSpec = ZodType<Readonly<Record<string, unknown>>> | ArgsShape;
  */
 export type UntypedArgs = Readonly<Record<string, unknown>>;
 
-/** The handler's `args` type for an argument declaration. */
+/**
+ * The handler's `args` type (defaults filled in): for an argument
+ * declaration, or for a whole query, mutation or action (`InferArgs<typeof
+ * createTodo>`). What a caller sends is `InferCallArgs`.
+ */
 export type InferArgs<TArgs> = TArgs extends ZodType
   ? output<TArgs>
-  : TArgs extends ArgsShape
-    ? output<ZodObject<TArgs>>
-    : UntypedArgs;
+  : TArgs extends {
+        readonly type: FunctionType;
+        handler(ctx: never, args: infer THandlerArgs): unknown;
+      }
+    ? THandlerArgs
+    : TArgs extends ArgsShape
+      ? output<ZodObject<TArgs>>
+      : UntypedArgs;
 
 /** What a handler may return: the value or a promise of it. */
 export type MaybePromise<T> = T | Promise<T>;

@@ -56,4 +56,14 @@ export {
   functionsErrorCodes,
 } from "./errors.js";
 export type { FunctionFileDefinition, FunctionRegistry } from "./function-registry.js";
+export type {
+  ApiOf,
+  CallableDefinition,
+  FunctionApi,
+  InferCallArgs,
+  InferFunctions,
+  InferResult,
+  JSONResult,
+  JSONValue,
+} from "./infer-types.js";
 export { loadFunctions } from "./load-functions.js";

@@ -1,4 +1,4 @@
-import type { Entity } from "./dsl-entity.js";
+import type { Entity, InferRow } from "./dsl-entity.js";
 import {
   type ManifestInput,
   type OrgMembershipConfig,
@@ -43,8 +43,11 @@ export function policy(target: Entity, rules: PolicyRules): PolicyDef {
   return out;
 }
 
-/** What `defineApp` accepts: the manifest's top level, with DSL entities. */
-export interface AppDefinition {
+/**
+ * What `defineApp` accepts: the manifest's top level, with DSL entities.
+ * `TEntities` is the tuple of entities, inferred by `defineApp`.
+ */
+export interface AppDefinition<TEntities extends readonly Entity[] = readonly Entity[]> {
   /** The application's name. */
   readonly name: string;
   /** The application's version, free-form (semver recommended). */
@@ -56,7 +59,7 @@ export interface AppDefinition {
     readonly org?: Partial<OrgMembershipConfig>;
   };
   /** Entities declared with `entity(...)` (default: none). */
-  readonly entities?: readonly Entity[];
+  readonly entities?: TEntities;
   /** Policies declared with `policy(...)` (default: none, so only the admin gets in). */
   readonly policies?: readonly PolicyDef[];
   /**
@@ -70,10 +73,47 @@ export interface AppDefinition {
 }
 
 /**
+ * What `defineApp` returns: the plain manifest object (a valid
+ * `ManifestInput` at runtime, nothing more) whose type also carries the
+ * entities' row types, read back with `InferEntities<typeof app>`.
+ */
+export type AppManifest<TEntities extends readonly Entity[] = readonly Entity[]> = ManifestInput & {
+  /** Type-only carrier of the entities; never present at runtime. */
+  readonly "~types"?: { readonly entities: TEntities };
+};
+
+/**
+ * The rows of an app made by `defineApp`, by entity name: `InferRow` of each
+ * entity (`id` plus every field, optional ones as `T | null`).
+ *
+ * @example
+ * const app = defineApp({ name: "todo", version: "1", entities: [Todo] });
+ * type Rows = InferEntities<typeof app>; // { Todo: { id: string; title: string; ... } }
+ */
+export type InferEntities<TApp extends AppManifest> = NonNullable<
+  TApp["~types"]
+>["entities"] extends infer TEntities extends readonly Entity[]
+  ? { [TEntity in TEntities[number] as TEntity["name"]]: InferRow<TEntity> }
+  : never;
+
+/**
+ * Each entity's fields without `id`, by entity name: the `entities` half of
+ * the `Api` type `createClient<Api>()` from @svc/client takes (every row
+ * there gets its `id` added back).
+ *
+ * @example
+ * type Entities = InferEntityFields<typeof app>; // { Todo: { title: string; ... } }
+ */
+export type InferEntityFields<TApp extends AppManifest> = {
+  [TName in keyof InferEntities<TApp>]: Omit<InferEntities<TApp>[TName], "id">;
+};
+
+/**
  * Turns a DSL app into the plain manifest object — exactly what a
  * hand-written `svc.json` holds, with properties left at their defaults
  * omitted — after validating it with `parseManifest`, so a mistake fails
  * here with a `SchemaError` (code `INVALID_MANIFEST`) naming every problem.
+ * Its type also carries the entities' row types (`InferEntities`).
  *
  * @example
  * export default defineApp({
@@ -83,7 +123,9 @@ export interface AppDefinition {
  *   policies: [policy(Todo, { name: "own todos", allowRead: "auth.userId == data.ownerId" })],
  * });
  */
-export function defineApp(app: AppDefinition): ManifestInput {
+export function defineApp<const TEntities extends readonly Entity[] = readonly []>(
+  app: AppDefinition<TEntities>,
+): AppManifest<TEntities> {
   const manifest: ManifestInput = { manifest_version: 1, name: app.name, version: app.version };
   if (app.auth !== undefined) {
     manifest.auth = {

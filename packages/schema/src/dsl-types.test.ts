@@ -1,5 +1,11 @@
 import { describe, expectTypeOf, it } from "vitest";
-import { defineApp, policy } from "./dsl-app.js";
+import {
+  type AppManifest,
+  defineApp,
+  type InferEntities,
+  type InferEntityFields,
+  policy,
+} from "./dsl-app.js";
 import { entity, type InferFieldValue, type InferRow } from "./dsl-entity.js";
 import { field } from "./dsl-field.js";
 import type { ManifestInput } from "./manifest.js";
@@ -72,9 +78,55 @@ describe("InferRow", () => {
     expectTypeOf(Todo.name).toEqualTypeOf<"Todo">();
   });
 
-  it("returns the manifest input type", () => {
-    expectTypeOf(defineApp).returns.toEqualTypeOf<ManifestInput>();
+  it("returns a manifest input", () => {
+    expectTypeOf(defineApp).returns.toExtend<ManifestInput>();
     expectTypeOf(policy(Todo, { name: "p" }).entity).toEqualTypeOf<string>();
+  });
+});
+
+describe("defineApp carries its entities", () => {
+  const List = entity("List", { title: field.string() });
+  const app = defineApp({ name: "todo", version: "1", entities: [List, Todo] });
+
+  it("is still a manifest input", () => {
+    expectTypeOf(app).toExtend<ManifestInput>();
+    const manifest: ManifestInput = app;
+    expectTypeOf(manifest).toEqualTypeOf<ManifestInput>();
+  });
+
+  it("infers every entity's row by name", () => {
+    expectTypeOf<InferEntities<typeof app>>().toEqualTypeOf<{
+      List: InferRow<typeof List>;
+      Todo: InferRow<typeof Todo>;
+    }>();
+    expectTypeOf<InferEntities<typeof app>["List"]>().toEqualTypeOf<{
+      id: string;
+      title: string;
+    }>();
+  });
+
+  it("infers the fields without id for the client's Api", () => {
+    expectTypeOf<InferEntityFields<typeof app>["List"]>().toEqualTypeOf<{ title: string }>();
+    expectTypeOf<InferEntityFields<typeof app>["Todo"]["listId"]>().toEqualTypeOf<string | null>();
+    expectTypeOf<keyof InferEntityFields<typeof app>>().toEqualTypeOf<"List" | "Todo">();
+  });
+
+  it("infers no entities for an app without any", () => {
+    const empty = defineApp({ name: "e", version: "1" });
+    expectTypeOf<InferEntities<typeof empty>>().toEqualTypeOf<Record<never, never>>();
+    expectTypeOf(empty).toEqualTypeOf<AppManifest<readonly []>>();
+  });
+
+  it("rejects unknown entities and rows of the wrong shape", () => {
+    const uses = [
+      // @ts-expect-error the app has no entity Ghost
+      (rows: InferEntities<typeof app>) => rows.Ghost,
+      // @ts-expect-error List rows have no done field
+      (rows: InferEntities<typeof app>) => rows.List.done,
+      // @ts-expect-error title is a string
+      (): InferEntityFields<typeof app>["List"] => ({ title: 1 }),
+    ];
+    expectTypeOf(uses).toBeArray();
   });
 });
 

@@ -9,7 +9,15 @@ export {
   isRealSession,
 } from "./auth-context.js";
 export { ConfigError } from "./config-error.js";
-export { type AppDefinition, defineApp, type PolicyRules, policy } from "./dsl-app.js";
+export {
+  type AppDefinition,
+  type AppManifest,
+  defineApp,
+  type InferEntities,
+  type InferEntityFields,
+  type PolicyRules,
+  policy,
+} from "./dsl-app.js";
 export {
   Entity,
   type EntityOptions,

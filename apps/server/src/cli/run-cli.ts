@@ -4,13 +4,11 @@ import { authContextSchema, createAuthContext } from "@svc/schema";
 import { z } from "zod";
 import { ConfigError } from "../config.js";
 import { loadManifestFile } from "../manifest-file.js";
+import type { CliIO } from "./cli-io.js";
+import { CODEGEN_USAGE, CodegenUsageError, runCodegen } from "./codegen.js";
 import { formatExplanation } from "./format-explanation.js";
 
-/** Where the CLI writes. */
-export interface CliIO {
-  stdout(text: string): void;
-  stderr(text: string): void;
-}
+export type { CliIO } from "./cli-io.js";
 
 const USAGE = `Usage: svc policy explain <Entity> <read|insert|update|delete> [options]
 
@@ -24,6 +22,9 @@ Options:
   --existing <json>    the stored row (update, delete)
   --dialect <name>     sqlite (default) or postgres, for the SQL
   --json               print the explanation as JSON
+
+Other commands:
+  svc codegen          writes the app's Api type for @svc/client (svc codegen --help)
 `;
 
 // The caller's fields from @svc/schema, each optional (the rest default to the anonymous caller's).
@@ -48,14 +49,30 @@ function parseJSON<T>(flag: string, text: string | undefined, schema: z.ZodType<
 }
 
 /**
- * The `svc` command line: today `svc policy explain`. Returns the exit code:
- * 0 done, 1 the manifest or its policies are invalid, 2 a usage error.
+ * The `svc` command line: `svc policy explain` and `svc codegen`. Returns the
+ * exit code: 0 done, 1 the manifest, its policies or a file is invalid, 2 a
+ * usage error.
  */
 export async function runCli(
   argv: readonly string[],
   io: CliIO,
   env: Readonly<Record<string, string | undefined>> = {},
 ): Promise<number> {
+  if (argv[0] === "codegen") {
+    try {
+      return await runCodegen(argv.slice(1), io, env);
+    } catch (error) {
+      if (error instanceof CodegenUsageError) {
+        io.stderr(`svc: ${error.message}\n\n${CODEGEN_USAGE}`);
+        return 2;
+      }
+      if (error instanceof ConfigError) {
+        io.stderr(`svc: ${error.message}\n`);
+        return 1;
+      }
+      throw error;
+    }
+  }
   try {
     const { values, positionals } = parseArgs({
       args: [...argv],
