@@ -28,6 +28,35 @@ export interface AnyApi {
   readonly entities: Record<string, Record<string, unknown>>;
 }
 
+/**
+ * Where an app registers its `Api` for the React hooks, once, by
+ * declaration merging; `useQuery("Todo", …)`, `useLiveQuery` and
+ * `useMutation` are then checked against it (names, `where` fields,
+ * arguments, results).
+ *
+ * @example
+ * import type { Api } from "./svc-api.js"; // written by `svc codegen`
+ * declare module "@svc/client" {
+ *   interface Register {
+ *     api: Api;
+ *   }
+ * }
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: the target of the app's declaration merging.
+export interface Register {}
+
+/** The registered `Api` (see `Register`), or `AnyApi` when none is. */
+export type RegisteredApi = Register extends { readonly api: infer TApi extends ApiShape }
+  ? TApi
+  : AnyApi;
+
+/**
+ * `never` unless `T` was given: the hand-typed hook forms take their name
+ * through it, so a call that fails the typed form cannot fall back on them
+ * (an unset type parameter is inferred as `never` or `unknown`).
+ */
+export type GivenOr<T, TName> = [T] extends [never] ? never : unknown extends T ? never : TName;
+
 /** A function's names in `TApi`. */
 export type FunctionName<TApi extends ApiShape> = keyof TApi["functions"] & string;
 

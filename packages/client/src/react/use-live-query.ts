@@ -2,7 +2,7 @@ import { useMemo, useSyncExternalStore } from "react";
 import type { SvcClient } from "../create-client.js";
 import type { SvcError } from "../errors.js";
 import { liveKey } from "../hydration.js";
-import type { AnyApi } from "../types.js";
+import type { AnyApi, FunctionName, FunctionResult, GivenOr, RegisteredApi } from "../types.js";
 import { useSvcClient } from "./provider.js";
 
 /** What `useLiveQuery` answers. */
@@ -63,7 +63,16 @@ function liveStore<T>(client: SvcClient<AnyApi>, name: string, args: unknown, ke
  * @example
  * const { value } = useLiveQuery<{ rows: Todo[] }>("listTodos", { limit: 20 });
  */
-export function useLiveQuery<T = unknown>(name: string, args: unknown = {}): LiveQueryState<T> {
+export function useLiveQuery<TName extends FunctionName<RegisteredApi>>(
+  name: TName,
+  args?: RegisteredApi["functions"][TName]["args"],
+): LiveQueryState<FunctionResult<RegisteredApi, TName>>;
+/** The same with the value type given by hand (only with the type argument); `args` are not checked. */
+export function useLiveQuery<T = never>(
+  name: GivenOr<T, FunctionName<RegisteredApi>>,
+  args?: unknown,
+): LiveQueryState<T>;
+export function useLiveQuery<T>(name: string, args: unknown = {}): LiveQueryState<T> {
   const client = useSvcClient();
   const key = liveKey(name, args);
   // biome-ignore lint/correctness/useExhaustiveDependencies: `key` stands for the arguments by value.

@@ -1,5 +1,12 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { SvcError } from "../errors.js";
+import type {
+  FunctionArgs,
+  FunctionName,
+  FunctionResult,
+  GivenOr,
+  RegisteredApi,
+} from "../types.js";
 import { useSvcClient } from "./provider.js";
 
 /** The state half of `useMutation`'s answer. */
@@ -20,7 +27,19 @@ export interface MutationState {
  * const [createTodo, { pending, error }] = useMutation<{ title: string }, { id: string }>("createTodo");
  * <button disabled={pending} onClick={() => void createTodo({ title: "Milk" }).catch(() => {})}>Add</button>
  */
-export function useMutation<TArgs = Record<string, unknown>, TResult = unknown>(
+export function useMutation<TName extends FunctionName<RegisteredApi>>(
+  name: TName,
+): [
+  run: (
+    ...args: FunctionArgs<RegisteredApi, TName>
+  ) => Promise<FunctionResult<RegisteredApi, TName>>,
+  state: MutationState,
+];
+/** The same with the argument and result types given by hand (only with them); nothing is checked. */
+export function useMutation<TArgs = never, TResult = unknown>(
+  name: GivenOr<TArgs, FunctionName<RegisteredApi>>,
+): [run: (args?: TArgs) => Promise<TResult>, state: MutationState];
+export function useMutation<TArgs, TResult>(
   name: string,
 ): [run: (args?: TArgs) => Promise<TResult>, state: MutationState] {
   const client = useSvcClient();

@@ -3,7 +3,7 @@ import type { SvcClient } from "../create-client.js";
 import type { SvcError } from "../errors.js";
 import { queryKey } from "../hydration.js";
 import type { SubscribeOptions } from "../subscribe.js";
-import type { AnyApi, EntityRow } from "../types.js";
+import type { AnyApi, EntityName, EntityRow, GivenOr, RegisteredApi } from "../types.js";
 import { useSvcClient } from "./provider.js";
 
 /** What `useQuery` answers. */
@@ -68,7 +68,8 @@ function rowsStore<TRow>(
  * Live rows of one entity, re-rendering on every change the caller may
  * see (`client.subscribe` under `useSyncExternalStore`). The subscription
  * follows `entity`, `where`, `orderBy` and `limit` by value, so inline
- * option objects are fine.
+ * option objects are fine. With an `Api` registered (`Register`), the
+ * entity, its `where` fields and the rows are typed from it.
  *
  * @example
  * function Todos() {
@@ -77,7 +78,20 @@ function rowsStore<TRow>(
  *   return <ul>{rows.map((todo) => <li key={todo.id}>{todo.title}</li>)}</ul>;
  * }
  */
-export function useQuery<TRow = EntityRow<Record<string, unknown>>>(
+export function useQuery<TName extends EntityName<RegisteredApi>>(
+  entity: TName,
+  options?: SubscribeOptions<RegisteredApi["entities"][TName]>,
+): QueryState<EntityRow<RegisteredApi["entities"][TName]>>;
+/**
+ * The same with the row type given by hand (`useQuery<Todo>("Todo")`, for
+ * an app without a registered Api); `where` is not checked. Only with the
+ * type argument: a call that fails the typed form never lands here.
+ */
+export function useQuery<TRow = never>(
+  entity: GivenOr<TRow, EntityName<RegisteredApi>>,
+  options?: SubscribeOptions<Record<string, unknown>>,
+): QueryState<TRow>;
+export function useQuery<TRow>(
   entity: string,
   options: SubscribeOptions<Record<string, unknown>> = {},
 ): QueryState<TRow> {
