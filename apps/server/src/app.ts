@@ -7,6 +7,8 @@ import {
 } from "@svc/auth-core/express";
 import type { Billing } from "@svc/billing";
 import { createBillingRouter } from "@svc/billing/express";
+import type { JobQueue } from "@svc/jobs";
+import { createJobsRouter } from "@svc/jobs/express";
 import { createOAuthRouter, type OAuthRouterOptions } from "@svc/oauth-providers/express";
 import type { Store } from "@svc/store";
 import type { EventStreams, Sync } from "@svc/sync";
@@ -34,6 +36,8 @@ export interface AppOptions {
   oauth?: OAuthRouterOptions;
   /** The billing routes (checkout, webhook, entitlements, replay); left out when undefined. */
   billing?: { core: Billing; publicURL?: string | undefined };
+  /** The job queue's admin routes (`/api/admin/jobs`); left out when undefined. */
+  jobs?: JobQueue;
   /**
    * The sync routes (`GET /api/sync/pull`); left out when undefined. Its log
    * must be the store's change bus (the dev reset route's `truncateAll`
@@ -111,6 +115,7 @@ export function createApp(options: AppOptions): App {
       }),
     );
   }
+  if (options.jobs !== undefined) app.use(createJobsRouter(options.jobs));
   if (options.sync !== undefined) app.use(createSyncRouter(options.sync));
   const { events } = options;
   if (events !== undefined) {
@@ -122,12 +127,13 @@ export function createApp(options: AppOptions): App {
   registerOperationalRoutes(app, { store: options.store, metrics, now, startedAt });
   if (options.devMode && options.inMemory) {
     const auth = options.auth?.core;
-    const { oauth, billing } = options;
+    const { oauth, billing, jobs } = options;
     registerTestResetRoute(app, [
       () => options.store.truncateAll(),
       ...(auth === undefined ? [] : [() => auth.reset()]),
       ...(oauth === undefined ? [] : [() => oauth.states.clear()]),
       ...(billing === undefined ? [] : [() => billing.core.reset()]),
+      ...(jobs === undefined ? [] : [() => jobs.clear()]),
     ]);
   }
   if (options.agent !== undefined) registerAgentRoutes(app, options.agent);

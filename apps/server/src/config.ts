@@ -27,6 +27,7 @@ const variables = {
     .optional(),
   SVC_MANIFEST: z.string().min(1).default("svc.json"),
   SVC_DB_PATH: z.string().min(1).optional(),
+  SVC_JOBS_DB: z.string().min(1).optional(),
   SVC_ADMIN_TOKEN: z
     .string()
     .min(64, "must be at least 64 characters (use 64 random bytes as hex)")
@@ -81,6 +82,13 @@ export interface ServerConfig {
   readonly manifestPath: string;
   /** SQLite file path, `:memory:`, or undefined for the default beside the manifest. */
   readonly dbPath: string | undefined;
+  /**
+   * The durable job queue's SQLite file (`SVC_JOBS_DB`), attached to the
+   * application database; undefined for `<database file>.jobs.db` (in
+   * memory when the database is). Ignored on Postgres, where jobs live in
+   * the application database.
+   */
+  readonly jobsDbPath: string | undefined;
   /** Postgres connection string; selects Postgres over SQLite. */
   readonly databaseURL: string | undefined;
   /** The admin bearer; in dev mode it may be unset (a token file is made). */
@@ -158,6 +166,7 @@ export function parseConfig(env: Readonly<Record<string, string | undefined>>): 
     host: vars.SVC_HOST,
     manifestPath: vars.SVC_MANIFEST,
     dbPath: vars.SVC_DB_PATH,
+    jobsDbPath: vars.SVC_JOBS_DB,
     databaseURL: vars.DATABASE_URL,
     adminToken: vars.SVC_ADMIN_TOKEN,
     devMode: vars.SVC_DEV_MODE,

@@ -15,6 +15,14 @@ import {
 } from "@svc/auth-core/express";
 import { type BillingEvent, checkBillingUser, createBilling } from "@svc/billing";
 import { createFunctionRunner, loadFunctions } from "@svc/functions";
+import {
+  createJobQueue,
+  createJobWorker,
+  createQueueScheduler,
+  type JobQueue,
+  type JobWorker,
+  jobsMigrations,
+} from "@svc/jobs";
 import { createStateStore, type OAuthProvider, oauthStateMigrations } from "@svc/oauth-providers";
 import type { Manifest } from "@svc/schema";
 import { createStore, type Store } from "@svc/store";
@@ -45,6 +53,8 @@ export interface RunningServer {
   readonly store: Store;
   /** The auth core; `close()` it before the store (it writes buffered key use times). */
   readonly auth: Auth;
+  /** The durable job queue (`ctx.scheduler`, `/api/admin/jobs`). */
+  readonly jobs: JobQueue;
   readonly manifest: Manifest;
   /** The admin token in force (generated in dev mode when unset). */
   readonly adminToken: string;
@@ -62,25 +72,45 @@ export interface RunningServer {
 /** The attached SQLite database holding auth-core's tables (`SVC_SESSION_DB`). */
 const AUTH_SCHEMA = "auth";
 
+/** The attached SQLite database holding the job queue (`SVC_JOBS_DB`). */
+const JOBS_SCHEMA = "jobs";
+
 /**
  * Opens the application database. On Postgres the auth tables live in it
  * too (every server shares sessions, codes and limits). On SQLite they live
  * in `SVC_SESSION_DB` (in memory when unset), attached to the application
- * connection so one transaction spans both.
+ * connection so one transaction spans both. The job queue likewise lives in
+ * the Postgres database, or on SQLite in `SVC_JOBS_DB` (default
+ * `<database file>.jobs.db`, in memory with an in-memory database),
+ * attached, so a job scheduled in a mutation commits with it.
  */
 async function openDatabase(config: ServerConfig, manifestDir: string) {
   if (config.databaseURL !== undefined) {
     const database = openPostgres(config.databaseURL);
     const auth: AuthDatabase = { db: database.db, dialect: "postgres" };
-    return { ...database, auth, inMemory: false };
+    return { ...database, auth, jobsSchema: undefined, inMemory: false };
   }
   const path = config.dbPath ?? join(manifestDir, ".svc", "data.db");
   if (path !== ":memory:") await mkdir(dirname(resolve(path)), { recursive: true });
   const sessionPath = config.auth.sessionDbPath ?? ":memory:";
   if (sessionPath !== ":memory:") await mkdir(dirname(resolve(sessionPath)), { recursive: true });
-  const database = openSqlite(path, { attach: { [AUTH_SCHEMA]: sessionPath } });
+  const jobsPath = config.jobsDbPath ?? (path === ":memory:" ? ":memory:" : `${path}.jobs.db`);
+  if (jobsPath !== ":memory:") await mkdir(dirname(resolve(jobsPath)), { recursive: true });
+  const database = openSqlite(path, {
+    attach: { [AUTH_SCHEMA]: sessionPath, [JOBS_SCHEMA]: jobsPath },
+  });
   const auth: AuthDatabase = { db: database.db, dialect: "sqlite", schema: AUTH_SCHEMA };
-  return { ...database, auth, inMemory: path === ":memory:" };
+  return { ...database, auth, jobsSchema: JOBS_SCHEMA, inMemory: path === ":memory:" };
+}
+
+/**
+ * Whether a failed job may succeed on a later attempt: not after a client
+ * error (4xx other than 408, 409 and 429), which would fail the same way.
+ */
+function isRetryableJobError(error: unknown): boolean {
+  const status = (error as { status?: unknown } | null)?.status;
+  if (typeof status !== "number" || status < 400 || status >= 500) return true;
+  return status === 408 || status === 409 || status === 429;
 }
 
 /**
@@ -142,6 +172,12 @@ export async function startServer(
   });
   let store: Store;
   let stopPruning = (): void => undefined;
+  const jobs = createJobQueue({
+    db: database.db,
+    dialect: database.dialect,
+    schema: database.jobsSchema,
+    ...(options.now !== undefined && { now: options.now }),
+  });
   try {
     // Compiles the policies too: a bad one stops the boot here.
     store = createStore({
@@ -198,6 +234,7 @@ export async function startServer(
         oauthStateMigrations(),
         ...billing.migrations,
         syncMigrations(),
+        jobsMigrations({ schema: database.jobsSchema }),
       ],
     });
     // On Postgres: LISTEN is active (or the boot fails) before any subscription is served.
@@ -207,7 +244,24 @@ export async function startServer(
     });
     await discoverProviders(config.oauth);
     const functions = await loadFunctions(resolve(manifestDir, manifest.functions));
-    const runner = createFunctionRunner({ store, functions });
+    // Scheduled calls run through the runner as their scheduling caller; a
+    // client error (bad arguments, a denied policy) is not retried.
+    let worker: JobWorker | undefined;
+    const runner = createFunctionRunner({
+      store,
+      functions,
+      scheduler: createQueueScheduler(jobs, { onScheduled: () => worker?.wake() }),
+      ...(options.now !== undefined && { now: options.now }),
+    });
+    worker = createJobWorker({
+      queue: jobs,
+      run: async (job) => {
+        await runner.run(job.name, job.args, job.auth);
+      },
+      isRetryable: isRetryableJobError,
+      onError: (error) => console.error("svc: jobs:", error),
+      ...(options.now !== undefined && { now: options.now }),
+    });
     // Live queries run on a second runner whose reads are recorded, so the
     // HTTP path pays nothing for it.
     const tracker = createReadTracker(store);
@@ -292,6 +346,7 @@ export async function startServer(
         }),
       },
       billing: { core: billing, publicURL: config.publicURL },
+      jobs,
       sync,
       auth: {
         core: auth,
@@ -323,6 +378,7 @@ export async function startServer(
       ...options,
     });
     server.on("request", app.express);
+    worker.start();
     const port = boundPort;
     const host = config.host === undefined || config.host === "0.0.0.0" ? "localhost" : config.host;
     return {
@@ -331,6 +387,7 @@ export async function startServer(
       livePorts: live.ports,
       store,
       auth,
+      jobs,
       manifest,
       adminToken,
       adminTokenFile,
@@ -352,6 +409,8 @@ export async function startServer(
         const timer = setTimeout(() => server.closeAllConnections(), drainMs);
         await Promise.all([closed, sockets]);
         clearTimeout(timer);
+        // Running jobs finish (or keep their lease for another server) first.
+        await worker?.stop({ drainMs });
         stopPruning();
         await changeLog.close();
         await auth.close();

@@ -16,6 +16,8 @@ const allowed: Readonly<Record<string, readonly string[]>> = {
   "@svc/oauth-providers": ["@svc/schema", "@svc/store", "@svc/auth-core"],
   "@svc/billing": ["@svc/schema", "@svc/store", "@svc/auth-core"],
   "@svc/sync": ["@svc/schema", "@svc/policy-engine", "@svc/store", "@svc/auth-core"],
+  // auth-core only for the admin router's `getAuth(req)`, as billing and sync.
+  "@svc/jobs": ["@svc/schema", "@svc/store", "@svc/auth-core"],
   "@svc/agent-docs": [],
   "@svc/mcp-server": [],
   "@svc/client": [],
@@ -29,6 +31,7 @@ const allowed: Readonly<Record<string, readonly string[]>> = {
     "@svc/oauth-providers",
     "@svc/billing",
     "@svc/sync",
+    "@svc/jobs",
     "@svc/agent-docs",
     "@svc/mcp-server",
   ],

@@ -1,4 +1,5 @@
 import type { AuthContext, EntityReader, EntityWriter } from "@svc/store";
+import type { SchedulerContext } from "./scheduler.js";
 
 /** What every function's `ctx` has. */
 export interface BaseContext {
@@ -67,6 +68,17 @@ export interface MutationContext extends BaseContext {
    * transaction that rolls back when the handler throws.
    */
   readonly db: EntityWriter;
+  /**
+   * Runs a mutation or action later, durably, as this caller. The job is
+   * written in this mutation's transaction: if the mutation throws, it was
+   * never scheduled.
+   *
+   * @example
+   * ```ts
+   * await ctx.scheduler.runAfter(24 * 3_600_000, "expireInvite", { inviteId: invite.id });
+   * ```
+   */
+  readonly scheduler: SchedulerContext;
 }
 
 /**
@@ -79,4 +91,6 @@ export interface ActionContext extends BaseContext {
   runQuery(name: string, args?: Readonly<Record<string, unknown>>): Promise<unknown>;
   /** Runs the mutation `name` in its own transaction and resolves with its JSON result. */
   runMutation(name: string, args?: Readonly<Record<string, unknown>>): Promise<unknown>;
+  /** Runs a mutation or action later, durably, as this caller (written at once). */
+  readonly scheduler: SchedulerContext;
 }

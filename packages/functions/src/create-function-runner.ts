@@ -15,6 +15,13 @@ import type { FunctionRegistry } from "./function-registry.js";
 import { membershipCheck } from "./require-member.js";
 import { createRoomLogic } from "./room-logic.js";
 import { raiseError, readOnly, toClientError } from "./runner-helpers.js";
+import {
+  createSchedulerContext,
+  type JobScheduler,
+  type SchedulerContext,
+  type SchedulerTransaction,
+  type ScheduleTarget,
+} from "./scheduler.js";
 import { toJSONResult } from "./to-json-result.js";
 import { type ArgsValidator, createArgsValidator } from "./validate-args.js";
 
@@ -24,6 +31,14 @@ export interface FunctionRunnerOptions {
   readonly store: Store;
   /** The functions by name, usually from `loadFunctions`. */
   readonly functions: FunctionRegistry;
+  /**
+   * Where `ctx.scheduler` puts calls to run later (@svc/jobs'
+   * `createQueueScheduler(queue)`); without it `ctx.scheduler` rejects with
+   * `SCHEDULER_UNAVAILABLE`.
+   */
+  readonly scheduler?: JobScheduler;
+  /** Unix ms, for `ctx.scheduler.runAfter`. Default `Date.now`. */
+  readonly now?: () => number;
 }
 
 /** Runs functions by name for a caller: lookup, access rules, argument validation, context. */
@@ -104,9 +119,44 @@ export function createFunctionRunner(options: FunctionRunnerOptions): FunctionRu
     } else entries.set(name, { name, definition, validate: createArgsValidator(definition.args) });
   }
   const requireMemberFor = membershipCheck(store);
-  for (const [name, definition] of hooks) registerHook(store, name, definition, requireMemberFor);
   const names = Object.freeze([...entries.keys()].sort());
   const rooms = createRoomLogic(store, roomDefinitions);
+  const scheduleTarget: ScheduleTarget = {
+    typeOf: (target) => entries.get(target)?.definition.type,
+    validate: (target, targetArgs) => {
+      const entry = entries.get(target);
+      if (entry === undefined) throw new FunctionsError("FUNCTION_NOT_FOUND");
+      return entry.validate(targetArgs);
+    },
+  };
+  // Inside a transaction, `committed` runs once it has committed; in an
+  // action each call is visible at once.
+  const schedulerFor = (
+    auth: AuthContext,
+    trx: SchedulerTransaction | undefined,
+    onScheduled: () => void = () => options.scheduler?.committed?.(),
+  ) =>
+    createSchedulerContext({
+      scheduler: options.scheduler,
+      trx,
+      auth,
+      target: scheduleTarget,
+      now: options.now ?? Date.now,
+      onScheduled,
+    });
+  // A delete hook gets no transaction handle from the store, and writing
+  // beside it would wait forever on SQLite's one connection: no scheduler.
+  const hookScheduler = (auth: AuthContext) =>
+    createSchedulerContext({
+      scheduler: undefined,
+      trx: undefined,
+      auth,
+      target: scheduleTarget,
+      now: options.now ?? Date.now,
+    });
+  for (const [name, definition] of hooks) {
+    registerHook(store, name, definition, requireMemberFor, hookScheduler);
+  }
 
   async function run(
     name: string,
@@ -152,16 +202,26 @@ export function createFunctionRunner(options: FunctionRunnerOptions): FunctionRu
         const ctx: QueryContext = { ...base, db: readOnly(store.reader(auth)) };
         return toJSONResult(await definition.handler(ctx, args), name);
       }
-      case "mutation":
-        return store.transaction(auth, async (db) => {
-          const ctx: MutationContext = { ...base, db };
+      case "mutation": {
+        // The framework transaction hands the scheduler the kysely
+        // transaction, so a scheduled job commits with the mutation.
+        let scheduled = false;
+        const result = await store.frameworkTransaction(auth, async ({ entities: db, db: trx }) => {
+          const scheduler = schedulerFor(auth, trx, () => {
+            scheduled = true;
+          });
+          const ctx: MutationContext = { ...base, db, scheduler };
           return toJSONResult(await definition.handler(ctx, args), name);
         });
+        if (scheduled) options.scheduler?.committed?.();
+        return result;
+      }
       case "action": {
         const ctx: ActionContext = {
           ...base,
           runQuery: (target, targetArgs) => run(target, targetArgs, auth, "query"),
           runMutation: (target, targetArgs) => run(target, targetArgs, auth, "mutation"),
+          scheduler: schedulerFor(auth, undefined),
         };
         return toJSONResult(await definition.handler(ctx, args), name);
       }
@@ -172,16 +232,26 @@ export function createFunctionRunner(options: FunctionRunnerOptions): FunctionRu
     for (const [name, definition] of billingHooks) {
       const events = definition.on.billing.events;
       if (events !== undefined && !events.includes(input.event.type)) continue;
+      let scheduled = false;
       try {
-        await store.transaction(adminAuth, async (db) => {
+        await store.frameworkTransaction(adminAuth, async ({ entities: db, db: trx }) => {
           await definition.handler(
-            { auth: adminAuth, db, error: raiseError, requireMember: requireMemberFor(adminAuth) },
+            {
+              auth: adminAuth,
+              db,
+              error: raiseError,
+              requireMember: requireMemberFor(adminAuth),
+              scheduler: schedulerFor(adminAuth, trx, () => {
+                scheduled = true;
+              }),
+            },
             input,
           );
         });
       } catch (error) {
         throw toClientError(error, name);
       }
+      if (scheduled) options.scheduler?.committed?.();
     }
   }
 
@@ -206,6 +276,7 @@ function registerHook(
   name: string,
   definition: DeleteHookConfig,
   requireMemberFor: (auth: AuthContext) => BaseContext["requireMember"],
+  schedulerFor: (auth: AuthContext) => SchedulerContext,
 ): void {
   const entity = definition.on.delete.entity;
   if (!store.manifest.entities.some((declared) => declared.name === entity)) {
@@ -216,7 +287,13 @@ function registerHook(
   store.onBeforeDelete(entity, async ({ row, db, auth }) => {
     try {
       await definition.handler(
-        { auth, db, error: raiseError, requireMember: requireMemberFor(auth) },
+        {
+          auth,
+          db,
+          error: raiseError,
+          requireMember: requireMemberFor(auth),
+          scheduler: schedulerFor(auth),
+        },
         { row },
       );
     } catch (error) {

@@ -12,6 +12,16 @@ export const functionsErrorCodes = {
     status: 500,
     message: "A query cannot write; move the write into a mutation.",
   },
+  INVALID_SCHEDULE: {
+    status: 500,
+    message:
+      "ctx.scheduler: the delay must be a non-negative number of milliseconds, and the time at most ten years ahead.",
+  },
+  SCHEDULER_UNAVAILABLE: {
+    status: 501,
+    message:
+      "ctx.scheduler is not available here (no job queue is configured, or this is a delete hook).",
+  },
   WRONG_FUNCTION_TYPE: {
     status: 500,
     message: "The called function is not of the expected type.",

@@ -67,3 +67,9 @@ export type {
   JSONValue,
 } from "./infer-types.js";
 export { loadFunctions } from "./load-functions.js";
+export type {
+  JobScheduler,
+  ScheduledCall,
+  SchedulerContext,
+  SchedulerTransaction,
+} from "./scheduler.js";

@@ -1,0 +1,54 @@
+/**
+ * Every failure @svc/jobs reports, keyed by a stable code. Wire errors have
+ * a `status` (sent to admin clients as `{ error: { code, message } }`);
+ * local errors (`INVALID_CRON`, `INVALID_JOB`) have none: they are
+ * programmer or configuration mistakes, thrown where the mistake is made.
+ */
+export const jobsErrorCodes = {
+  AUTH_REQUIRED: { status: 401, message: "This endpoint needs the admin token." },
+  ADMIN_REQUIRED: { status: 403, message: "This endpoint needs the admin token." },
+  JOB_NOT_FOUND: { status: 404, message: "No job with this id exists." },
+  JOB_NOT_RETRYABLE: {
+    status: 409,
+    message: "Only a dead job, or a failed one waiting for its next attempt, can be retried.",
+  },
+  JOB_NOT_CANCELLABLE: {
+    status: 409,
+    message: "Only a pending or dead job can be cancelled (this one is running or finished).",
+  },
+  INVALID_QUERY: {
+    status: 400,
+    message:
+      "status must be pending, running, succeeded, dead or cancelled, limit an integer from 1 to 1000, and cursor one this API returned.",
+  },
+  INVALID_CRON: { status: undefined, message: "A cron entry is invalid." },
+  INVALID_JOB: { status: undefined, message: "A job request is invalid." },
+} as const satisfies Record<string, { status: number | undefined; message: string }>;
+
+/** A stable @svc/jobs error code. */
+export type JobsErrorCode = keyof typeof jobsErrorCodes;
+
+/**
+ * The single error class of @svc/jobs; tell cases apart by `code`. Wire
+ * errors carry `status` and `expose: true`; `INVALID_CRON` and `INVALID_JOB`
+ * are local (`expose: false`).
+ *
+ * @example
+ * throw new JobsError("JOB_NOT_FOUND");
+ */
+export class JobsError extends Error {
+  override readonly name = "JobsError";
+  readonly code: JobsErrorCode;
+  readonly status: number | undefined;
+  readonly expose: boolean;
+
+  constructor(
+    code: JobsErrorCode,
+    options: { readonly message?: string; readonly cause?: unknown } = {},
+  ) {
+    super(options.message ?? jobsErrorCodes[code].message, { cause: options.cause });
+    this.code = code;
+    this.status = jobsErrorCodes[code].status;
+    this.expose = this.status !== undefined;
+  }
+}

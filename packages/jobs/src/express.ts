@@ -1,0 +1,1 @@
+export { createJobsRouter, JOBS_ADMIN_PATH } from "./express/jobs-router.js";
