@@ -20,7 +20,7 @@ declare module "../../src/index.js" {
   }
 }
 
-export function typed(): string {
+export function useTyped(): string {
   const { rows } = useQuery("Todo", { where: { done: false }, orderBy: "-title" });
   const title: string = rows[0]?.title ?? "";
   const { value } = useLiveQuery("listTodos", { limit: 5 });
@@ -30,7 +30,7 @@ export function typed(): string {
   return `${title}${count}`;
 }
 
-export function refused(): void {
+export function useRefused(): void {
   // @ts-expect-error: no such entity
   useQuery("Nope");
   // @ts-expect-error: Todo has no field color
