@@ -247,8 +247,11 @@ export async function startServer(
     // Scheduled calls run through the runner as their scheduling caller; a
     // client error (bad arguments, a denied policy) is not retried.
     let worker: JobWorker | undefined;
+    // One runner (a second would register every hook twice). Its store
+    // records reads only inside a live query's run, for `sync` below.
+    const tracker = createReadTracker(store);
     const runner = createFunctionRunner({
-      store,
+      store: tracker.store,
       functions,
       scheduler: createQueueScheduler(jobs, { onScheduled: () => worker?.wake() }),
       ...(options.now !== undefined && { now: options.now }),
@@ -262,17 +265,10 @@ export async function startServer(
       onError: (error) => console.error("svc: jobs:", error),
       ...(options.now !== undefined && { now: options.now }),
     });
-    // Live queries run on a second runner whose reads are recorded, so the
-    // HTTP path pays nothing for it.
-    const tracker = createReadTracker(store);
     const sync = createSync({
       store,
       log: changeLog,
-      queries: liveQueryRunner(
-        functions,
-        createFunctionRunner({ store: tracker.store, functions }),
-        tracker,
-      ),
+      queries: liveQueryRunner(functions, runner, tracker),
     });
     dispatchBillingEvent = (event, replay) => runner.dispatchBillingEvent({ event, replay });
     const library = await loadDocs();

@@ -42,6 +42,7 @@ function writeApp(dir: string): string {
           { name: "assigneeId", type: "string" },
         ],
       },
+      { name: "Tombstone", fields: [{ name: "taskId", type: "string" }] },
     ],
     policies: [
       {
@@ -67,6 +68,16 @@ function writeApp(dir: string): string {
     `export default {
   type: "mutation",
   handler: (ctx, args) => ctx.db.insert("Task", { title: args.title, assigneeId: ctx.auth.userId }),
+};\n`,
+  );
+  // A delete hook: one tombstone per deleted task (the server's second,
+  // read-tracking runner must not register hooks a second time).
+  writeFileSync(
+    join(dir, "functions", "tombstone.mjs"),
+    `export default {
+  type: "hook",
+  on: { delete: { entity: "Task" } },
+  handler: async (ctx, { row }) => { await ctx.db.insert("Tombstone", { taskId: row.id }); },
 };\n`,
   );
   // Room logic: messages are stamped with the sender's user id.
@@ -154,6 +165,20 @@ describe.each(testDatabases())("live transports of the server on $name", (databa
     const resumed = readEvents(`${server.url}/events?entity=Task&since=${cursor}`, alice.token);
     closers.push(() => resumed.source.close());
     expect(await resumed.next()).toMatchObject({ type: "change", rowId: second });
+  });
+
+  it("runs a delete hook once per delete", async () => {
+    const id = await addTask("doomed");
+    const headers = { authorization: `Bearer ${ADMIN_TOKEN}` };
+    const deleted = await fetch(`${server.url}/api/entities/Task/${id}`, {
+      method: "DELETE",
+      headers,
+    });
+    expect(deleted.status).toBe(200);
+    const tombstones = (await (
+      await fetch(`${server.url}/api/entities/Tombstone`, { headers })
+    ).json()) as { taskId: string }[];
+    expect(tombstones.map((row) => row.taskId)).toEqual([id]);
   });
 
   it("refuses an SSE request without a caller with a 401 envelope", async () => {
