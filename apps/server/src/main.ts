@@ -34,8 +34,9 @@ async function main(): Promise<void> {
     }
     console.log(`svc: agent API at ${server.url}/agent/v1/docs, MCP at ${server.url}/mcp`);
     const sidePort = (port: number) => server.url.replace(/:\d+$/, `:${port}`);
+    const { ws, events, shards } = server.livePorts;
     console.log(
-      `svc: live sync at ${server.url}/ws and /events (also ${sidePort(server.livePorts.ws).replace(/^http/, "ws")}/ws and ${sidePort(server.livePorts.events)}/events)`,
+      `svc: live sync at ${server.url}/ws, /events and /shard/<room> (also on ports ${ws}, ${events} and ${shards}: ${sidePort(ws).replace(/^http/, "ws")}/ws, ${sidePort(events)}/events, ${sidePort(shards).replace(/^http/, "ws")}/shard/<room>)`,
     );
     for (const warning of server.warnings) console.warn(`svc: warning: ${warning}`);
   } catch (error) {
