@@ -54,6 +54,7 @@ describe("documentation pages", () => {
         "policies/enforcement",
         "functions/writing-functions",
         "functions/context",
+        "functions/jobs",
         "store/entities-api",
         "auth/overview",
         "auth/oauth",
