@@ -14,6 +14,7 @@ import {
   sessionResolver,
 } from "@svc/auth-core/express";
 import { type BillingEvent, checkBillingUser, createBilling } from "@svc/billing";
+import { createBlobStoreFromConfig, createFiles, filesMigrations } from "@svc/files";
 import { createFunctionRunner, loadFunctions } from "@svc/functions";
 import {
   createJobQueue,
@@ -235,7 +236,24 @@ export async function startServer(
         ...billing.migrations,
         syncMigrations(),
         jobsMigrations({ schema: database.jobsSchema }),
+        filesMigrations(),
       ],
+    });
+    // Checks every write of a `file` field from here on (ready, owned by the writer).
+    const files = createFiles({
+      store,
+      db: database.db,
+      blobs: createBlobStoreFromConfig(config.files, {
+        defaultDir: join(manifestDir, ".svc", "files"),
+        secret: config.auth.secret ?? adminToken,
+        ...(options.now !== undefined && { now: options.now }),
+      }),
+      urlPrefix: config.files.urlPrefix,
+      maxBytes: config.files.maxBytes,
+      ...(config.files.allowedContentTypes !== undefined && {
+        allowedContentTypes: config.files.allowedContentTypes,
+      }),
+      ...(options.now !== undefined && { now: options.now }),
     });
     // On Postgres: LISTEN is active (or the boot fails) before any subscription is served.
     await changeLog.ready();
@@ -258,6 +276,12 @@ export async function startServer(
     });
     worker = createJobWorker({
       queue: jobs,
+      // Functions with `cron` run on their schedule, each occurrence once.
+      cron: runner.schedules().map((schedule) => ({
+        name: `fn.${schedule.name}`,
+        schedule: schedule.cron,
+        fn: schedule.name,
+      })),
       run: async (job) => {
         await runner.run(job.name, job.args, job.auth);
       },
@@ -310,6 +334,7 @@ export async function startServer(
     });
     const app = createApp({
       store,
+      files,
       events: live.events,
       functions: runner,
       authenticate: {

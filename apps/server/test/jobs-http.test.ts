@@ -109,6 +109,19 @@ function writeApp(dir: string): string {
   return join(dir, "svc.json");
 }
 
+/** Adds a function that runs every minute with the admin's rights (a Note owned by "cron"). */
+function writeHeartbeat(dir: string): void {
+  writeFileSync(
+    join(dir, "functions", "heartbeat.mjs"),
+    `export default {
+  type: "mutation",
+  cron: "* * * * *",
+  handler: async (ctx) => ctx.db.insert("Note", { body: "beat", ownerId: "cron" }),
+};
+`,
+  );
+}
+
 interface JobBody {
   readonly id: string;
   readonly name: string;
@@ -123,18 +136,22 @@ describe.each(testDatabases())("jobs through the server on $name", (database) =>
   let dir: ReturnType<typeof tempDir>;
   let server: AuthTestServer;
 
-  beforeEach(async () => {
-    db = await createTestDatabase(database);
-    dir = tempDir();
-    server = await startAuthServer(
+  const boot = () =>
+    startAuthServer(
       {
         ...databaseEnv(db.target),
         ...(db.target.dialect === "sqlite" && { SVC_JOBS_DB: join(dir.path, "jobs.db") }),
-        SVC_MANIFEST: writeApp(dir.path),
+        SVC_MANIFEST: join(dir.path, "svc.json"),
         SVC_RATE_LIMIT: "off",
       },
       createClock(),
     );
+
+  beforeEach(async () => {
+    db = await createTestDatabase(database);
+    dir = tempDir();
+    writeApp(dir.path);
+    server = await boot();
   });
 
   afterEach(async () => {
@@ -154,6 +171,26 @@ describe.each(testDatabases())("jobs through the server on $name", (database) =>
     await expect.poll(async () => (await job(id)).status, { timeout: 10_000 }).toBe(status);
     return job(id);
   }
+
+  it("runs a function with cron on its schedule, each occurrence once, as the admin", async () => {
+    await server[Symbol.asyncDispose]();
+    writeHeartbeat(dir.path);
+    server = await boot();
+    const beats = async () => {
+      const answer = await readJSON<{ jobs: JobBody[] }>(
+        adminRequest(server, "GET", "/api/admin/jobs?limit=100"),
+      );
+      return answer.body.jobs.filter((listed) => listed.name === "heartbeat");
+    };
+    // The next minute's occurrence is enqueued once, not yet due on the frozen clock.
+    await expect.poll(async () => (await beats()).map((beat) => beat.status)).toEqual(["pending"]);
+    server.clock.advance(61_000);
+    await expect
+      .poll(async () => (await beats()).map((beat) => beat.status).sort(), { timeout: 10_000 })
+      .toEqual(["pending", "succeeded"]);
+    const ran = (await beats()).find((beat) => beat.status === "succeeded");
+    expect(ran).toMatchObject({ attempts: 1, auth: { userId: null } });
+  });
 
   it("runs a job scheduled in a committed mutation as the scheduling user, and never one from a rolled-back mutation", async () => {
     const ada = await registerPassword(server, "ada@example.com");

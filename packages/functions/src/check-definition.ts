@@ -15,13 +15,20 @@ export function findDefinitionProblem(value: unknown): string | undefined {
   if (typeof value !== "object" || value === null) {
     return "its default export must be query(...), mutation(...), action(...), hook(...) or room(...)";
   }
-  const { type, handler, auth, args, on } = value as Partial<Record<string, unknown>>;
+  const { type, handler, auth, args, on, cron } = value as Partial<Record<string, unknown>>;
   if (type === "room") return findRoomProblem(value as Partial<Record<string, unknown>>);
   if (!TYPES.includes(type))
     return `"type" must be "query", "mutation", "action", "hook" or "room"`;
   if (typeof handler !== "function") return `"handler" must be a function`;
   if (type === "hook") return findHookProblem(on);
   if (!AUTH.includes(auth)) return `"auth" must be "user" or "guest" when set`;
+  if (cron !== undefined) {
+    if (type === "query")
+      return `a query cannot have "cron" (only mutations and actions run on a schedule)`;
+    if (typeof cron !== "string" || cron.trim() === "" || cron.length > 200) {
+      return `"cron" must be a cron expression such as "*/5 * * * *"`;
+    }
+  }
   if (args === undefined || isZodLike(args)) return undefined;
   if (!isPlainObject(args)) return `"args" must be a zod object or a record of zod schemas`;
   for (const [key, schema] of Object.entries(args)) {

@@ -69,6 +69,19 @@ export interface FunctionRunner {
    * @svc/sync's `attachShards` as `logic`.
    */
   rooms(): ReadonlyMap<string, RoomLogic>;
+  /**
+   * The mutations and actions that declare a `cron` schedule, by name, for
+   * a job worker to enqueue (they run with the admin's rights, no arguments).
+   */
+  schedules(): readonly FunctionSchedule[];
+}
+
+/** A function that runs on a schedule (`cron` in its definition). */
+export interface FunctionSchedule {
+  /** The function's name. */
+  readonly name: string;
+  /** Its cron expression (UTC). */
+  readonly cron: string;
 }
 
 const FUNCTION_NAME = /^[A-Za-z][A-Za-z0-9_]{0,99}$/;
@@ -120,6 +133,13 @@ export function createFunctionRunner(options: FunctionRunnerOptions): FunctionRu
   }
   const requireMemberFor = membershipCheck(store);
   const names = Object.freeze([...entries.keys()].sort());
+  const schedules: readonly FunctionSchedule[] = Object.freeze(
+    names.flatMap((name) => {
+      const { definition } = entries.get(name) as Entry;
+      const cron = (definition as { cron?: unknown }).cron;
+      return definition.type !== "query" && typeof cron === "string" ? [{ name, cron }] : [];
+    }),
+  );
   const rooms = createRoomLogic(store, roomDefinitions);
   const scheduleTarget: ScheduleTarget = {
     typeOf: (target) => entries.get(target)?.definition.type,
@@ -262,6 +282,7 @@ export function createFunctionRunner(options: FunctionRunnerOptions): FunctionRu
     dispatchBillingEvent,
     hasBillingHooks: () => billingHooks.length > 0,
     rooms: () => rooms,
+    schedules: () => schedules,
   };
 }
 

@@ -74,6 +74,12 @@ export interface MutationConfig<
   TResult = unknown,
 > extends DefinitionFields<TArgs> {
   handler(ctx: MutationContext, args: InferArgs<TArgs>): MaybePromise<TResult>;
+  /**
+   * Runs the mutation on a schedule as well (a cron expression, UTC: five
+   * fields, or six with seconds first), with the admin's rights and no
+   * arguments; each occurrence runs once even with several servers.
+   */
+  readonly cron?: string;
 }
 
 /** What `mutation(...)` returns: the config tagged with `type: "mutation"`. */
@@ -93,6 +99,8 @@ export interface ActionConfig<
   TResult = unknown,
 > extends DefinitionFields<TArgs> {
   handler(ctx: ActionContext, args: InferArgs<TArgs>): MaybePromise<TResult>;
+  /** Runs the action on a schedule as well (see `MutationConfig.cron`). */
+  readonly cron?: string;
 }
 
 /** What `action(...)` returns: the config tagged with `type: "action"`. */

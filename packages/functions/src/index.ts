@@ -11,6 +11,7 @@ export {
   createFunctionRunner,
   type FunctionRunner,
   type FunctionRunnerOptions,
+  type FunctionSchedule,
 } from "./create-function-runner.js";
 export {
   type ActionConfig,
