@@ -7,6 +7,8 @@ import {
 } from "@svc/auth-core/express";
 import type { Billing } from "@svc/billing";
 import { createBillingRouter } from "@svc/billing/express";
+import type { Files } from "@svc/files";
+import { createFilesRouter } from "@svc/files/express";
 import type { JobQueue } from "@svc/jobs";
 import { createJobsRouter } from "@svc/jobs/express";
 import { createOAuthRouter, type OAuthRouterOptions } from "@svc/oauth-providers/express";
@@ -36,6 +38,8 @@ export interface AppOptions {
   oauth?: OAuthRouterOptions;
   /** The billing routes (checkout, webhook, entitlements, replay); left out when undefined. */
   billing?: { core: Billing; publicURL?: string | undefined };
+  /** File uploads and reads (`/api/files`, `SVC_FILES_URL_PREFIX`); left out when undefined. */
+  files?: Files;
   /** The job queue's admin routes (`/api/admin/jobs`); left out when undefined. */
   jobs?: JobQueue;
   /**
@@ -97,6 +101,7 @@ export function createApp(options: AppOptions): App {
       authenticate: options.authenticate,
       corsOrigins: options.devMode ? true : options.corsOrigins,
       csrfOrigins: options.devMode ? true : (options.csrfOrigins ?? options.corsOrigins),
+      ...(options.files !== undefined && { filesURLPrefix: options.files.urlPrefix }),
     }),
   );
   // Routes are registered flat, hottest first, with their full paths: each
@@ -117,6 +122,7 @@ export function createApp(options: AppOptions): App {
   }
   if (options.jobs !== undefined) app.use(createJobsRouter(options.jobs));
   if (options.sync !== undefined) app.use(createSyncRouter(options.sync));
+  if (options.files !== undefined) app.use(createFilesRouter(options.files));
   const { events } = options;
   if (events !== undefined) {
     // The stream authenticates its caller itself (header or cookie) and

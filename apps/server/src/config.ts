@@ -1,6 +1,7 @@
 import { isIP } from "node:net";
 import { type AuthConfig, parseAuthConfig } from "@svc/auth-core";
 import { type BillingConfig, parseBillingConfig } from "@svc/billing";
+import { type FilesConfig, parseFilesConfig } from "@svc/files";
 import { type OAuthProvider, parseOAuthConfig } from "@svc/oauth-providers";
 import { ConfigError } from "@svc/schema";
 import { z } from "zod";
@@ -119,6 +120,12 @@ export interface ServerConfig {
   readonly oauth: readonly OAuthProvider[];
   /** The payment processor (`SVC_PAYMENT_API_KEY`, `SVC_PAYMENT_WEBHOOK_SECRET`, `SVC_PAYMENT_API_BASE`). */
   readonly billing: BillingConfig;
+  /**
+   * File storage (`SVC_FILES_PROVIDER`, `SVC_FILES_DIR`, `SVC_FILES_URL_PREFIX`,
+   * `SVC_FILES_MAX_BYTES`, `SVC_FILES_CONTENT_TYPES`, `SVC_S3_*`); the local
+   * directory defaults to `<manifest dir>/.svc/files`.
+   */
+  readonly files: FilesConfig;
 }
 
 function parseTrustProxy(value: string | undefined): boolean | number | string {
@@ -183,5 +190,6 @@ export function parseConfig(env: Readonly<Record<string, string | undefined>>): 
     auth: parseAuthConfig(env, { devMode: vars.SVC_DEV_MODE, publicURL: vars.SVC_PUBLIC_URL }),
     oauth: parseOAuthConfig(env, { publicURL: oauthBaseURL(vars) }),
     billing: parseBillingConfig(env),
+    files: parseFilesConfig(env),
   };
 }

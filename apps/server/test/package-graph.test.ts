@@ -18,6 +18,8 @@ const allowed: Readonly<Record<string, readonly string[]>> = {
   "@svc/sync": ["@svc/schema", "@svc/policy-engine", "@svc/store", "@svc/auth-core"],
   // auth-core only for the admin router's `getAuth(req)`, as billing and sync.
   "@svc/jobs": ["@svc/schema", "@svc/store", "@svc/auth-core"],
+  // auth-core only for the router's `getAuth(req)`, as jobs.
+  "@svc/files": ["@svc/schema", "@svc/store", "@svc/auth-core"],
   "@svc/agent-docs": [],
   "@svc/mcp-server": [],
   "@svc/client": [],
@@ -32,6 +34,7 @@ const allowed: Readonly<Record<string, readonly string[]>> = {
     "@svc/billing",
     "@svc/sync",
     "@svc/jobs",
+    "@svc/files",
     "@svc/agent-docs",
     "@svc/mcp-server",
   ],

@@ -188,4 +188,11 @@ export const field = {
   ): FieldBuilder<TValues[number]> {
     return new FieldBuilder({ ...NO_MODIFIERS, kind: "enum", values: Object.freeze([...values]) });
   },
+  /**
+   * A stored file (uploaded through @svc/files). Row type `string`: the
+   * file's id, 40 lowercase hex characters.
+   */
+  file(): FieldBuilder<string> {
+    return new FieldBuilder({ ...NO_MODIFIERS, kind: "file" });
+  },
 } as const;

@@ -79,6 +79,7 @@ describe("defineApp", () => {
     ["json", field.json<{ tags: string[] }>(), { type: "json" }],
     ["id", field.id("Note"), { type: "id", target: "Note" }],
     ["enum", field.enum(["a", "b"]), { type: "enum", values: ["a", "b"] }],
+    ["file", field.file(), { type: "file" }],
     [
       "unique optional int",
       field.int().unique().optional(),

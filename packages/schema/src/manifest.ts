@@ -39,6 +39,12 @@ const datetimeField = z.strictObject({
   defaultNow: z.boolean().default(false),
 });
 const idField = z.strictObject({ ...fieldBase, type: z.literal("id"), target: entityName });
+/**
+ * A stored file (see @svc/files): the value is the file's id, 40 lowercase
+ * hex characters, like a record id. The store checks the shape; the files
+ * package checks that the file exists and who may attach it.
+ */
+const fileField = z.strictObject({ ...fieldBase, type: z.literal("file") });
 const enumField = z.strictObject({
   ...fieldBase,
   type: z.literal("enum"),
@@ -58,6 +64,7 @@ export const fieldKinds = [
   "json",
   "id",
   "enum",
+  "file",
 ] as const;
 export type FieldKind = (typeof fieldKinds)[number];
 
@@ -70,6 +77,7 @@ export const fieldSchema = z.discriminatedUnion("type", [
   jsonField,
   idField,
   enumField,
+  fileField,
 ]);
 
 export const indexSchema = z.strictObject({

@@ -12,6 +12,7 @@ const fields = {
   json: { ...base, name: "j", type: "json" },
   id: { ...base, name: "r", type: "id", target: "Other" },
   enum: { ...base, name: "e", type: "enum", values: ["low", "high"] },
+  file: { ...base, name: "a", type: "file" },
 } satisfies Record<FieldDef["type"], FieldDef>;
 
 const ID = "0123456789abcdef0123456789abcdef01234567";
@@ -40,6 +41,7 @@ describe("checkFieldValue", () => {
     ["json", false, false],
     ["id", ID, ID],
     ["enum", "high", "high"],
+    ["file", ID, ID],
   ] as const)("accepts a %s value %j", (kind, input, expected) => {
     expect(checkFieldValue(fields[kind], input)).toEqual({ ok: true, value: expected });
   });
@@ -66,6 +68,8 @@ describe("checkFieldValue", () => {
     ["id", ID.toUpperCase(), "must be a record id (40 lowercase hexadecimal characters)"],
     ["enum", "medium", "must be one of low, high"],
     ["enum", 1, "must be one of low, high"],
+    ["file", "../etc/passwd", "must be a file id (40 lowercase hexadecimal characters)"],
+    ["file", 42, "must be a file id (40 lowercase hexadecimal characters)"],
   ] as const)("rejects a %s value: %s", (kind, input: unknown, reason) => {
     expect(checkFieldValue(fields[kind], input)).toEqual({
       ok: false,

@@ -182,6 +182,10 @@ export function checkFieldValue(field: FieldDef, value: unknown): ValueCheck {
       return isValidId(value)
         ? { ok: true, value }
         : fail(field, "must be a record id (40 lowercase hexadecimal characters)");
+    case "file":
+      return isValidId(value)
+        ? { ok: true, value }
+        : fail(field, "must be a file id (40 lowercase hexadecimal characters)");
     case "enum":
       return typeof value === "string" && field.values.includes(value)
         ? { ok: true, value }

@@ -15,6 +15,7 @@ import type {
   ChangeEvent,
   EntityReader,
   EntityWriter,
+  FileReferenceCheck,
   FrameworkTransaction,
   Store,
 } from "./types.js";
@@ -164,6 +165,7 @@ export function createStore(options: CreateStoreOptions): Store {
   const models = buildEntityModels(manifest, plan, dialect);
   const access = createAccessControl(manifest);
   const deleteHooks = new Map<string, BeforeDeleteHook[]>();
+  let fileCheck: FileReferenceCheck | undefined;
   const now = (): string => clock().toISOString();
   // Marks code running inside one of this store's transactions. On SQLite the
   // transaction holds the only connection, so a read or transaction started
@@ -199,6 +201,7 @@ export function createStore(options: CreateStoreOptions): Store {
             now,
             deleting,
             beforeDelete: (entity) => deleteHooks.get(entity) ?? [],
+            fileCheck: () => fileCheck,
             systemWriter: () => createWriter(contextFor(adminAuth), isOpen),
           });
           const ctx = contextFor(auth);
@@ -266,6 +269,12 @@ export function createStore(options: CreateStoreOptions): Store {
           entity,
           (deleteHooks.get(entity) ?? []).filter((registered) => registered !== hook),
         );
+      };
+    },
+    onFileReference(check: FileReferenceCheck): () => void {
+      fileCheck = check;
+      return () => {
+        if (fileCheck === check) fileCheck = undefined;
       };
     },
     onChange: (listener) => bus.subscribe(listener),

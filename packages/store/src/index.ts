@@ -29,6 +29,7 @@ export type {
   ChangeListener,
   EntityReader,
   EntityWriter,
+  FileReferenceCheck,
   FrameworkTransaction,
   MigrateOptions,
   MigrationReport,

@@ -31,6 +31,7 @@ const columnTypes: Record<StoreDialect, Record<FieldKind, ColumnDataType | Expre
     json: "text",
     id: "text",
     enum: "text",
+    file: "text",
   },
   postgres: {
     string: pgText,
@@ -41,6 +42,7 @@ const columnTypes: Record<StoreDialect, Record<FieldKind, ColumnDataType | Expre
     json: "jsonb",
     id: pgText,
     enum: pgText,
+    file: pgText,
   },
 };
 

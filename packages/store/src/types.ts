@@ -88,6 +88,23 @@ export type BeforeDeleteHook = (input: {
   readonly auth: AuthContext;
 }) => Promise<void>;
 
+/**
+ * Checks one file id a write puts into a `file` field (new or changed
+ * values only), inside the write's transaction. Answers null to accept, or
+ * one sentence saying why not: the write then fails with
+ * `INVALID_REFERENCE` and that message. Registered by @svc/files.
+ */
+export type FileReferenceCheck = (input: {
+  /** The file id written (already checked to be 40 lowercase hex characters). */
+  readonly fileId: string;
+  readonly entity: string;
+  readonly field: string;
+  /** Who writes the row. */
+  readonly auth: AuthContext;
+  /** The write's transaction, for the checker's own tables. */
+  readonly db: Kysely<EntityTables>;
+}) => Promise<string | null>;
+
 /** What `migrate` brings up to date besides the manifest's entities. */
 export interface MigrateOptions {
   /** Framework packages' own tables, migrated in the same transaction, after the entities. */
@@ -146,6 +163,12 @@ export interface Store {
    * Returns the unregister function.
    */
   onBeforeDelete(entity: string, hook: BeforeDeleteHook): () => void;
+  /**
+   * Sets the check every write runs on the file ids it puts into `file`
+   * fields (one check per store; a later call replaces it). Without one, only
+   * the id's shape is checked. Returns the unregister function.
+   */
+  onFileReference(check: FileReferenceCheck): () => void;
   /** Subscribes to committed changes; returns the unsubscribe function. */
   onChange(listener: ChangeListener): () => void;
   /** Resolves when the database answers a trivial query. */

@@ -19,7 +19,14 @@ import {
   preparePatch,
 } from "./prepare-write.js";
 import { authorize, findModel, type OperationContext, selectRow } from "./read-ops.js";
-import type { BeforeDeleteHook, ChangeEvent, EntityWriter, Row, RowInput } from "./types.js";
+import type {
+  BeforeDeleteHook,
+  ChangeEvent,
+  EntityWriter,
+  FileReferenceCheck,
+  Row,
+  RowInput,
+} from "./types.js";
 
 /** A write operation's context: the transaction, its caller and its pending events. */
 export interface WriteContext extends OperationContext {
@@ -29,6 +36,8 @@ export interface WriteContext extends OperationContext {
   readonly now: () => string;
   /** The before-delete hooks of an entity. */
   readonly beforeDelete: (entity: string) => readonly BeforeDeleteHook[];
+  /** The registered check of file ids written to `file` fields, if any. */
+  readonly fileCheck: () => FileReferenceCheck | undefined;
   /** A writer in this transaction with the admin token's rights, for hooks. */
   readonly systemWriter: () => EntityWriter;
   /** Rows whose delete is under way in this transaction (`Entity/id`): their hooks do not run twice. */
@@ -95,6 +104,20 @@ async function checkReferences(
         message: `Field ${field.label} references a ${target} that does not exist.`,
       });
     }
+  }
+  const fileCheck = ctx.fileCheck();
+  if (fileCheck === undefined) return;
+  for (const field of model.fieldList) {
+    const value = values.get(field.name);
+    if (field.def.type !== "file" || typeof value !== "string") continue;
+    const problem = await fileCheck({
+      fileId: value,
+      entity: model.name,
+      field: field.name,
+      auth: ctx.auth,
+      db: ctx.db,
+    });
+    if (problem !== null) throw new StoreError("INVALID_REFERENCE", { message: problem });
   }
 }
 

@@ -22,6 +22,7 @@ function baseType(field: FieldDef): string {
     case "string":
     case "datetime":
     case "id":
+    case "file":
       return "string";
     case "int":
     case "float":

@@ -5,6 +5,7 @@ import {
   resolveRequestAuth,
 } from "@svc/auth-core/express";
 import { isBillingWebhook } from "@svc/billing/express";
+import { isFileUploadPath } from "@svc/files/express";
 import { isOAuthCallback } from "@svc/oauth-providers/express";
 import cors from "cors";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
@@ -23,7 +24,12 @@ export function apiGate(options: {
   corsOrigins: true | readonly string[];
   /** Origins trusted for cookie-authenticated changes; `true` trusts all (dev mode). */
   csrfOrigins: true | readonly string[];
+  /** The files router's prefix, when mounted: its local upload PUTs carry a one-time token instead. */
+  filesURLPrefix?: string;
 }): RequestHandler {
+  const { filesURLPrefix } = options;
+  const isFileUpload = (req: Request): boolean =>
+    filesURLPrefix !== undefined && isFileUploadPath(req, filesURLPrefix);
   const corsHandler = cors({
     origin: options.corsOrigins === true ? true : [...options.corsOrigins],
     credentials: true,
@@ -40,9 +46,16 @@ export function apiGate(options: {
     // OAuth callbacks are top-level navigations (Apple's a cross-site POST)
     // that may carry a stale cookie or bearer: they read no caller, so none
     // is resolved and no CSRF check applies; the state binds them instead.
-    // The billing webhook is the processor's POST, bound by its signature.
+    // The billing webhook is the processor's POST, bound by its signature;
     if (!req.url.startsWith("/api/") || isOAuthCallback(req) || isBillingWebhook(req)) {
       next();
+      return;
+    }
+    // A local file upload PUT is bound by its one-time token: it reads no
+    // caller, but a browser on an allowed origin must see the answer.
+    if (isFileUpload(req)) {
+      if (req.headers.origin === undefined) next();
+      else corsHandler(req, res, next);
       return;
     }
     if (req.headers.origin === undefined) {

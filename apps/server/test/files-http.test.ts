@@ -1,0 +1,177 @@
+import { randomBytes } from "node:crypto";
+import { readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { testDatabases } from "@svc/tooling/databases";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { parseConfig } from "../src/config.js";
+import {
+  type AuthTestServer,
+  createClock,
+  createTestDatabase,
+  errorOf,
+  post,
+  registerPassword,
+  request,
+  startAuthServer,
+  TRUSTED_ORIGIN,
+} from "./auth-fixtures.js";
+import { databaseEnv, tempDir } from "./fixtures.js";
+
+// File storage through the composed server, on every database: the local
+// provider's init → PUT (no bearer: the one-time token) → confirm → GET, a
+// body past SVC_BODY_LIMIT_BYTES streamed, reads through a referencing row's
+// policy, and the s3 provider's boot refusal.
+
+const BODY_LIMIT = 2048;
+
+function writeApp(dir: string): string {
+  const manifest = {
+    manifest_version: 1,
+    name: "files-app",
+    version: "1",
+    auth: { trustedOrigins: [TRUSTED_ORIGIN] },
+    entities: [
+      {
+        name: "User",
+        fields: [
+          { name: "email", type: "string", unique: true },
+          { name: "emailVerified", type: "string", optional: true },
+        ],
+      },
+      {
+        name: "Doc",
+        fields: [
+          { name: "title", type: "string" },
+          { name: "ownerId", type: "string", owner: true },
+          { name: "sharedWith", type: "string", optional: true },
+          { name: "attachment", type: "file", optional: true },
+        ],
+      },
+    ],
+    policies: [
+      {
+        name: "own or shared docs",
+        entity: "Doc",
+        allowRead: "auth.userId == data.ownerId || auth.userId == data.sharedWith",
+        allowInsert: "auth.userId != null",
+      },
+    ],
+  };
+  writeFileSync(join(dir, "svc.json"), JSON.stringify(manifest));
+  return join(dir, "svc.json");
+}
+
+describe.each(testDatabases())("files through the server on $name", (database) => {
+  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  let dir: ReturnType<typeof tempDir>;
+  let server: AuthTestServer;
+
+  beforeEach(async () => {
+    db = await createTestDatabase(database);
+    dir = tempDir();
+    server = await startAuthServer(
+      {
+        ...databaseEnv(db.target),
+        SVC_MANIFEST: writeApp(dir.path),
+        SVC_RATE_LIMIT: "off",
+        SVC_BODY_LIMIT_BYTES: String(BODY_LIMIT),
+        SVC_FILES_DIR: join(dir.path, "uploads"),
+      },
+      createClock(),
+    );
+  });
+
+  afterEach(async () => {
+    await server[Symbol.asyncDispose]();
+    dir[Symbol.dispose]();
+    await db[Symbol.asyncDispose]();
+  });
+
+  it("uploads past the JSON body limit without a bearer, then serves it to readers of a referencing row only", async () => {
+    const ada = await registerPassword(server, "ada@example.com");
+    const bob = await registerPassword(server, "bob@example.com");
+    const eve = await registerPassword(server, "eve@example.com");
+    const bytes = randomBytes(BODY_LIMIT * 50);
+    const init = await post(
+      server,
+      "/api/files",
+      { size: bytes.length, contentType: "application/pdf", name: "report.pdf" },
+      { token: ada.token },
+    );
+    expect(init.status).toBe(201);
+    const { id, upload } = (await init.json()) as {
+      id: string;
+      upload: { url: string; headers: Record<string, string> };
+    };
+    // The browser's cross-origin PUT: no bearer, no cookie; CORS still answers.
+    const put = await fetch(`${server.url}${upload.url}`, {
+      method: "PUT",
+      headers: { ...upload.headers, origin: TRUSTED_ORIGIN },
+      body: bytes,
+    });
+    expect(put.status).toBe(204);
+    expect(put.headers.get("access-control-allow-origin")).toBe(TRUSTED_ORIGIN);
+    const confirm = await post(server, `/api/files/${id}/confirm`, {}, { token: ada.token });
+    expect(confirm.status).toBe(200);
+    expect(readdirSync(join(dir.path, "uploads", id.slice(0, 2)))).toEqual([id]);
+
+    const doc = await post(
+      server,
+      "/api/entities/Doc",
+      { title: "shared", sharedWith: bob.user_id, attachment: id },
+      { token: ada.token },
+    );
+    expect(doc.status).toBe(201);
+    const asBob = await request(server, "GET", `/api/files/${id}`, { token: bob.token });
+    expect(asBob.status).toBe(200);
+    expect(asBob.headers.get("content-type")).toBe("application/pdf");
+    expect(Buffer.from(await asBob.arrayBuffer()).equals(bytes)).toBe(true);
+    expect((await request(server, "GET", `/api/files/${id}`, { token: eve.token })).status).toBe(
+      404,
+    );
+    expect((await request(server, "GET", `/api/files/${id}`)).status).toBe(404);
+    // Eve cannot take Ada's file into a row of her own.
+    const stolen = await errorOf(
+      post(server, "/api/entities/Doc", { title: "mine", attachment: id }, { token: eve.token }),
+    );
+    expect(stolen).toMatchObject({ status: 400, code: "INVALID_REFERENCE" });
+    const denied = await errorOf(
+      request(server, "DELETE", `/api/files/${id}`, { token: bob.token }),
+    );
+    expect(denied).toMatchObject({ status: 403, code: "POLICY_DENIED" });
+  });
+
+  it("refuses a reused upload token and a caller without a session", async () => {
+    const ada = await registerPassword(server, "ada@example.com");
+    const anonymous = await errorOf(
+      post(server, "/api/files", { size: 3, contentType: "text/plain" }),
+    );
+    expect(anonymous).toMatchObject({ status: 401, code: "AUTH_REQUIRED" });
+    const init = (await (
+      await post(server, "/api/files", { size: 3, contentType: "text/plain" }, { token: ada.token })
+    ).json()) as { upload: { url: string } };
+    const first = await fetch(`${server.url}${init.upload.url}`, { method: "PUT", body: "abc" });
+    expect(first.status).toBe(204);
+    const again = await errorOf(
+      fetch(`${server.url}${init.upload.url}`, { method: "PUT", body: "abc" }),
+    );
+    expect(again).toMatchObject({ status: 410, code: "UPLOAD_EXPIRED" });
+  });
+});
+
+describe("files configuration at boot", () => {
+  it.each(["SVC_S3_BUCKET", "SVC_S3_ACCESS_KEY", "SVC_S3_SECRET_KEY"])(
+    "stops the boot for s3 without %s, naming it",
+    (missing) => {
+      const env: Record<string, string> = {
+        SVC_DEV_MODE: "true",
+        SVC_FILES_PROVIDER: "s3",
+        SVC_S3_BUCKET: "uploads",
+        SVC_S3_ACCESS_KEY: "key",
+        SVC_S3_SECRET_KEY: "secret",
+      };
+      delete env[missing];
+      expect(() => parseConfig(env)).toThrow(new RegExp(`^${missing}: must be set`));
+    },
+  );
+});
