@@ -1,7 +1,10 @@
 import type { AuthContext } from "@svc/schema";
 import type { FrameworkTransaction } from "@svc/store";
-import type { FunctionType } from "./define-function.js";
 import { FunctionsError } from "./errors.js";
+
+// The kinds of callable function, spelled here rather than imported from
+// define-function.ts, whose contexts import this module.
+type FunctionType = "query" | "mutation" | "action";
 
 /** The kysely transaction a mutation runs in (the store's framework transaction's `db`). */
 export type SchedulerTransaction = FrameworkTransaction["db"];
