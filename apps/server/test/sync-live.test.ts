@@ -252,10 +252,27 @@ describe.each(testDatabases())("live transports of the server on $name", (databa
 
 describe("live transport ports", () => {
   it("stops the boot with SVC_PORT when SVC_PORT + 1 is taken", async () => {
-    // A free main port whose next port is held by someone else.
-    const blocker = createServer();
-    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
-    const taken = (blocker.address() as { port: number }).port;
+    // A free main port whose next port is held by someone else: retried
+    // until the port below the blocker is free too.
+    const listenOn = (port: number) =>
+      new Promise<ReturnType<typeof createServer> | null>((resolve) => {
+        const server = createServer();
+        server.once("error", () => resolve(null));
+        server.listen(port, "127.0.0.1", () => resolve(server));
+      });
+    let blocker = await listenOn(0);
+    let taken = 0;
+    for (let attempt = 0; blocker !== null && attempt < 20; attempt += 1) {
+      taken = (blocker.address() as { port: number }).port;
+      const probe = taken > 1024 ? await listenOn(taken - 1) : null;
+      if (probe !== null) {
+        await new Promise((resolve) => probe.close(resolve));
+        break;
+      }
+      await new Promise((resolve) => blocker?.close(resolve));
+      blocker = await listenOn(0);
+    }
+    if (blocker === null) throw new Error("no free port pair found");
     using dir = tempDir();
     await expect(
       startAuthServer({
@@ -264,6 +281,6 @@ describe("live transport ports", () => {
         SVC_DB_PATH: ":memory:",
       }),
     ).rejects.toMatchObject({ name: "ConfigError", message: expect.stringContaining("SVC_PORT") });
-    await new Promise((resolve) => blocker.close(resolve));
+    await new Promise((resolve) => blocker?.close(resolve));
   });
 });
