@@ -1,0 +1,37 @@
+import { query } from "@svc/functions";
+import { MAX_CART_LINES } from "./_limits.js";
+
+/**
+ * The caller's cart, oldest line first, each line with the product's
+ * current name and price and its total; `available` is false when the
+ * product was withdrawn or has too little stock, so checkout would fail.
+ */
+export default query({
+  handler: async (ctx) => {
+    const page = await ctx.db.query("CartItem", {
+      orderBy: { field: "addedAt", direction: "asc" },
+      limit: MAX_CART_LINES,
+    });
+    const lines = await Promise.all(
+      page.rows.map(async (line) => {
+        const quantity = Number(line.quantity);
+        const product = await ctx.db.get("Product", String(line.productId));
+        const unitPriceCents = product === null ? 0 : Number(product.priceCents);
+        return {
+          id: line.id,
+          productId: String(line.productId),
+          name: product === null ? "No longer sold" : String(product.name),
+          quantity,
+          unitPriceCents,
+          lineTotalCents: unitPriceCents * quantity,
+          available: product !== null && Number(product.stock) >= quantity,
+        };
+      }),
+    );
+    return {
+      lines,
+      totalCents: lines.reduce((sum, line) => sum + line.lineTotalCents, 0),
+      itemCount: lines.reduce((sum, line) => sum + line.quantity, 0),
+    };
+  },
+});
