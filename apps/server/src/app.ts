@@ -18,6 +18,8 @@ import { createSyncRouter } from "@svc/sync/express";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { ServerError, toErrorResponse } from "./errors.js";
 import { type AgentRoutesOptions, registerAgentRoutes } from "./http/agent-routes.js";
+import { appPages } from "./http/app-pages.js";
+import { createIdempotency } from "./http/idempotency.js";
 import { jsonBody } from "./http/json-body.js";
 import { createServerMetrics, type ServerMetrics } from "./http/metrics.js";
 import { apiGate } from "./http/request-auth.js";
@@ -25,6 +27,8 @@ import { registerBatchRoutes } from "./http/routes/batch.js";
 import { registerEntityRoutes } from "./http/routes/entities.js";
 import { type FunctionCaller, registerFunctionRoutes } from "./http/routes/functions.js";
 import { registerOperationalRoutes, registerTestResetRoute } from "./http/routes/operational.js";
+import type { StudioOptions } from "./studio/studio-options.js";
+import { createStudioRouter } from "./studio/studio-router.js";
 
 /** Everything the express app is composed from; built by `startServer` or a test. */
 export interface AppOptions {
@@ -64,6 +68,13 @@ export interface AppOptions {
   now?: () => number;
   /** The agent API and MCP endpoint; left out when undefined. */
   agent?: AgentRoutesOptions;
+  /** The admin studio at `/studio` (sign-in with the admin token); left out when undefined. */
+  studio?: StudioOptions;
+  /**
+   * The app's static front end (the `public/` directory beside the
+   * manifest), served after every other route; left out when undefined.
+   */
+  publicDir?: string;
   /** Receives unexpected errors; default logs to stderr. */
   onInternalError?: (error: unknown, req: Request) => void;
 }
@@ -108,8 +119,10 @@ export function createApp(options: AppOptions): App {
   // is one layer for express to match, and the metrics label is the whole
   // template. Only routes that read a body get the JSON parser.
   const body = jsonBody(options.bodyLimitBytes);
-  registerFunctionRoutes(app, options.functions, body);
-  registerEntityRoutes(app, options.store, body);
+  // One record of `Idempotency-Key` writes for the function and entity routes.
+  const idempotency = createIdempotency({ store: options.store, now });
+  registerFunctionRoutes(app, options.functions, body, idempotency);
+  registerEntityRoutes(app, options.store, body, idempotency);
   registerBatchRoutes(app, options.store, body);
   if (options.auth !== undefined) app.use(createAuthRouter(options.auth.core, options.auth.router));
   if (options.oauth !== undefined) app.use(createOAuthRouter(options.oauth));
@@ -143,6 +156,9 @@ export function createApp(options: AppOptions): App {
     ]);
   }
   if (options.agent !== undefined) registerAgentRoutes(app, options.agent);
+  if (options.studio !== undefined) app.use(createStudioRouter(options.studio));
+  // Last, so every framework route wins over a file of the same name.
+  if (options.publicDir !== undefined) app.use(appPages(options.publicDir));
 
   app.use((req: Request, _res: Response, next: NextFunction) => {
     next(new ServerError("ROUTE_NOT_FOUND", `No route for ${req.method} ${req.path}.`));

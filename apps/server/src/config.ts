@@ -1,10 +1,11 @@
 import { isIP } from "node:net";
-import { type AuthConfig, parseAuthConfig } from "@svc/auth-core";
+import { type AuthConfig, type EmailSettings, parseAuthConfig } from "@svc/auth-core";
 import { type BillingConfig, parseBillingConfig } from "@svc/billing";
 import { type FilesConfig, parseFilesConfig } from "@svc/files";
 import { type OAuthProvider, parseOAuthConfig } from "@svc/oauth-providers";
 import { ConfigError } from "@svc/schema";
 import { z } from "zod";
+import { parseAppEmailConfig } from "./app-email.js";
 
 export { ConfigError };
 
@@ -126,6 +127,11 @@ export interface ServerConfig {
    * directory defaults to `<manifest dir>/.svc/files`.
    */
   readonly files: FilesConfig;
+  /**
+   * The application's email for `ctx.email` (`SVC_EMAIL_*`, never the
+   * `SVC_AUTH_EMAIL_*` overrides, which are for auth flows only).
+   */
+  readonly email: EmailSettings;
 }
 
 function parseTrustProxy(value: string | undefined): boolean | number | string {
@@ -191,5 +197,6 @@ export function parseConfig(env: Readonly<Record<string, string | undefined>>): 
     oauth: parseOAuthConfig(env, { publicURL: oauthBaseURL(vars) }),
     billing: parseBillingConfig(env),
     files: parseFilesConfig(env),
+    email: parseAppEmailConfig(env, { devMode: vars.SVC_DEV_MODE }),
   };
 }

@@ -10,6 +10,18 @@ export const serverErrorCodes = {
   ADMIN_REQUIRED: { status: 403, message: "This endpoint needs the admin token." },
   INVALID_BATCH: { status: 400, message: "The batch request is malformed." },
   INVALID_QUERY: { status: 400, message: "The query string is malformed." },
+  INVALID_IDEMPOTENCY_KEY: {
+    status: 400,
+    message: "The Idempotency-Key header must be 1 to 255 printable ASCII characters.",
+  },
+  IDEMPOTENCY_KEY_REUSED: {
+    status: 409,
+    message: "This Idempotency-Key was already used for a different request.",
+  },
+  IDEMPOTENCY_KEY_IN_PROGRESS: {
+    status: 409,
+    message: "A request with this Idempotency-Key is still running.",
+  },
   LOOPBACK_ONLY: { status: 403, message: "This endpoint answers loopback callers only." },
   NOT_READY: { status: 503, message: "The database is not reachable." },
   INTERNAL_ERROR: { status: 500, message: "Something went wrong on the server." },

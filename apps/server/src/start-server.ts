@@ -26,7 +26,7 @@ import {
 } from "@svc/jobs";
 import { createStateStore, type OAuthProvider, oauthStateMigrations } from "@svc/oauth-providers";
 import type { Manifest } from "@svc/schema";
-import { createStore, type Store } from "@svc/store";
+import { createStore, idempotencyMigrations, type Store } from "@svc/store";
 import { openPostgres } from "@svc/store/pg";
 import { openSqlite } from "@svc/store/sqlite";
 import {
@@ -37,12 +37,15 @@ import {
   syncMigrations,
 } from "@svc/sync";
 import { type AppOptions, createApp } from "./app.js";
+import { createAppEmailSender } from "./app-email.js";
 import { ConfigError, type ServerConfig } from "./config.js";
 import { readOrCreateDevAdminToken } from "./dev-admin-token.js";
 import { entitledResolver, withEntitlements } from "./entitlements.js";
+import { hasPublicDir } from "./http/app-pages.js";
 import { liveQueryRunner } from "./live-queries.js";
 import { type LivePorts, liveAuthenticator, startLiveTransports } from "./live-transports.js";
 import { loadManifestFile } from "./manifest-file.js";
+import { defaultFilesDir, sqliteFiles } from "./storage-paths.js";
 
 /** A running server. */
 export interface RunningServer {
@@ -91,11 +94,10 @@ async function openDatabase(config: ServerConfig, manifestDir: string) {
     const auth: AuthDatabase = { db: database.db, dialect: "postgres" };
     return { ...database, auth, jobsSchema: undefined, inMemory: false };
   }
-  const path = config.dbPath ?? join(manifestDir, ".svc", "data.db");
+  // The same paths `svc backup` and `svc restore` use.
+  const { app: path, sessions: sessionPath, jobs: jobsPath } = sqliteFiles(config, manifestDir);
   if (path !== ":memory:") await mkdir(dirname(resolve(path)), { recursive: true });
-  const sessionPath = config.auth.sessionDbPath ?? ":memory:";
   if (sessionPath !== ":memory:") await mkdir(dirname(resolve(sessionPath)), { recursive: true });
-  const jobsPath = config.jobsDbPath ?? (path === ":memory:" ? ":memory:" : `${path}.jobs.db`);
   if (jobsPath !== ":memory:") await mkdir(dirname(resolve(jobsPath)), { recursive: true });
   const database = openSqlite(path, {
     attach: { [AUTH_SCHEMA]: sessionPath, [JOBS_SCHEMA]: jobsPath },
@@ -237,6 +239,7 @@ export async function startServer(
         syncMigrations(),
         jobsMigrations({ schema: database.jobsSchema }),
         filesMigrations(),
+        idempotencyMigrations(),
       ],
     });
     // Checks every write of a `file` field from here on (ready, owned by the writer).
@@ -244,7 +247,7 @@ export async function startServer(
       store,
       db: database.db,
       blobs: createBlobStoreFromConfig(config.files, {
-        defaultDir: join(manifestDir, ".svc", "files"),
+        defaultDir: defaultFilesDir(manifestDir),
         secret: config.auth.secret ?? adminToken,
         ...(options.now !== undefined && { now: options.now }),
       }),
@@ -272,6 +275,8 @@ export async function startServer(
       store: tracker.store,
       functions,
       scheduler: createQueueScheduler(jobs, { onScheduled: () => worker?.wake() }),
+      // ctx.email: the SVC_EMAIL_* provider, or in dev mode the auth dev inbox.
+      email: createAppEmailSender(config.email, config.auth.email.devInbox),
       ...(options.now !== undefined && { now: options.now }),
     });
     worker = createJobWorker({
@@ -396,6 +401,27 @@ export async function startServer(
         toolBaseURL: config.publicURL ?? `http://localhost:${boundPort}`,
         trustedOrigins: config.devMode ? ["*"] : corsOrigins,
       },
+      // The admin studio: the server's own store, runner, auth tables and queue.
+      studio: {
+        store,
+        functions: runner,
+        auth,
+        jobs,
+        adminToken,
+        devMode: config.devMode,
+        bodyLimitBytes: config.bodyLimitBytes,
+        // Its sign-in counts against the sign-in endpoints' per-address limit.
+        ...(config.auth.rateLimit && {
+          signInLimiter: createRateLimits({
+            database: auth.database,
+            ...(options.now !== undefined && { now: options.now }),
+          }).perIp,
+        }),
+        ...(options.now !== undefined && { now: options.now }),
+        ...(options.onInternalError !== undefined && { onInternalError: options.onInternalError }),
+      },
+      // The app's own front end, when it ships one (looked for once, at boot).
+      ...(hasPublicDir(join(manifestDir, "public")) && { publicDir: join(manifestDir, "public") }),
       ...options,
     });
     server.on("request", app.express);

@@ -1,4 +1,5 @@
 import type { AuthContext, EntityReader, EntityWriter } from "@svc/store";
+import type { EmailContext } from "./email.js";
 import type { SchedulerContext } from "./scheduler.js";
 
 /** What every function's `ctx` has. */
@@ -79,6 +80,18 @@ export interface MutationContext extends BaseContext {
    * ```
    */
   readonly scheduler: SchedulerContext;
+  /**
+   * Sends plain-text email after the transaction commits: a mutation that
+   * throws sends nothing. The input is checked at once (`INVALID_EMAIL`); a
+   * transport failure after the commit is logged, never returned, because
+   * the writes stand. Not available in delete hooks (`EMAIL_UNAVAILABLE`).
+   *
+   * @example
+   * ```ts
+   * await ctx.email.send({ to: args.email, subject: "Welcome", text: "Thanks for joining." });
+   * ```
+   */
+  readonly email: EmailContext;
 }
 
 /**
@@ -93,4 +106,9 @@ export interface ActionContext extends BaseContext {
   runMutation(name: string, args?: Readonly<Record<string, unknown>>): Promise<unknown>;
   /** Runs a mutation or action later, durably, as this caller (written at once). */
   readonly scheduler: SchedulerContext;
+  /**
+   * Sends plain-text email now: resolves once the transport accepted it,
+   * rejects with `INVALID_EMAIL` (400) or `EMAIL_SEND_FAILED` (500).
+   */
+  readonly email: EmailContext;
 }

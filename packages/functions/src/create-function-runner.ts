@@ -1,5 +1,5 @@
 import { type AuthContext, adminAuth, type RoomLogic } from "@svc/schema";
-import type { Store } from "@svc/store";
+import type { FrameworkTransaction, Store } from "@svc/store";
 import { findDefinitionProblem } from "./check-definition.js";
 import type { ActionContext, BaseContext, MutationContext, QueryContext } from "./context.js";
 import type { FunctionDefinition, FunctionType } from "./define-function.js";
@@ -10,6 +10,7 @@ import {
   isBillingHook,
 } from "./define-hook.js";
 import type { RoomDefinition } from "./define-room.js";
+import { createEmailOutbox, type EmailSender, immediateEmail, unavailableEmail } from "./email.js";
 import { FunctionsError } from "./errors.js";
 import type { FunctionRegistry } from "./function-registry.js";
 import { membershipCheck } from "./require-member.js";
@@ -39,6 +40,35 @@ export interface FunctionRunnerOptions {
   readonly scheduler?: JobScheduler;
   /** Unix ms, for `ctx.scheduler.runAfter`. Default `Date.now`. */
   readonly now?: () => number;
+  /**
+   * What delivers `ctx.email.send`; without it every send fails with
+   * `EMAIL_SEND_FAILED`.
+   */
+  readonly email?: EmailSender | undefined;
+  /**
+   * Receives what cannot reach a caller: an email of a mutation that failed
+   * after the commit. Default `console.error`.
+   */
+  readonly logError?: (message: string, error: unknown) => void;
+}
+
+/**
+ * Per-call seams of `run`, for the HTTP layer's idempotency records. Each
+ * wrapper gets `proceed` (runs the handler, resolves with its JSON-ready
+ * result) and resolves with what `run` answers; it may answer without
+ * calling `proceed` (a replay). Queries call neither.
+ */
+export interface RunOptions {
+  /**
+   * Wraps a mutation's handler inside its transaction: what the wrapper
+   * writes through `tx.db` commits or rolls back with the mutation.
+   */
+  readonly aroundMutation?: (
+    tx: FrameworkTransaction,
+    proceed: () => Promise<unknown>,
+  ) => Promise<unknown>;
+  /** Wraps an action's handler (an action has no transaction of its own). */
+  readonly aroundAction?: (proceed: () => Promise<unknown>) => Promise<unknown>;
 }
 
 /** Runs functions by name for a caller: lookup, access rules, argument validation, context. */
@@ -47,9 +77,10 @@ export interface FunctionRunner {
    * Runs function `name` for `auth` with the client's raw arguments and
    * resolves with a JSON-ready result (`undefined` becomes `null`). Rejects
    * with an error that has `expose: true` and a `status`: a `FunctionsError`,
-   * or a store/schema wire error passed through unchanged.
+   * or a store/schema wire error passed through unchanged. `options` wraps
+   * a mutation or an action (see `RunOptions`).
    */
-  run(name: string, rawArgs: unknown, auth: AuthContext): Promise<unknown>;
+  run(name: string, rawArgs: unknown, auth: AuthContext, options?: RunOptions): Promise<unknown>;
   /** Whether a function with this name exists. */
   has(name: string): boolean;
   /** The function names, sorted. */
@@ -174,6 +205,11 @@ export function createFunctionRunner(options: FunctionRunnerOptions): FunctionRu
       target: scheduleTarget,
       now: options.now ?? Date.now,
     });
+  const logError =
+    options.logError ?? ((message: string, error: unknown) => console.error(message, error));
+  // After the commit the writes stand: a failed email is logged, not returned.
+  const emailFailed = (name: string) => (error: unknown) =>
+    logError(`svc: function ${name}: an email after the commit failed:`, error);
   for (const [name, definition] of hooks) {
     registerHook(store, name, definition, requireMemberFor, hookScheduler);
   }
@@ -183,6 +219,7 @@ export function createFunctionRunner(options: FunctionRunnerOptions): FunctionRu
     rawArgs: unknown,
     auth: AuthContext,
     expected?: FunctionType,
+    around: RunOptions = {},
   ): Promise<unknown> {
     const entry = entries.get(name);
     if (!entry) {
@@ -200,7 +237,7 @@ export function createFunctionRunner(options: FunctionRunnerOptions): FunctionRu
     checkAccess(entry.definition, auth);
     const args = entry.validate(rawArgs);
     try {
-      return await execute(entry, args, auth);
+      return await execute(entry, args, auth, around);
     } catch (error) {
       throw toClientError(error, name);
     }
@@ -210,6 +247,7 @@ export function createFunctionRunner(options: FunctionRunnerOptions): FunctionRu
     entry: Entry,
     args: Record<string, unknown>,
     auth: AuthContext,
+    around: RunOptions,
   ): Promise<unknown> {
     const { definition, name } = entry;
     const base: BaseContext = {
@@ -226,14 +264,28 @@ export function createFunctionRunner(options: FunctionRunnerOptions): FunctionRu
         // The framework transaction hands the scheduler the kysely
         // transaction, so a scheduled job commits with the mutation.
         let scheduled = false;
-        const result = await store.frameworkTransaction(auth, async ({ entities: db, db: trx }) => {
-          const scheduler = schedulerFor(auth, trx, () => {
-            scheduled = true;
-          });
-          const ctx: MutationContext = { ...base, db, scheduler };
-          return toJSONResult(await definition.handler(ctx, args), name);
+        // Emails wait for the commit; a mutation that throws sends nothing.
+        const outbox = createEmailOutbox(options.email);
+        const result = await store.frameworkTransaction(auth, async (tx) => {
+          const proceed = async (): Promise<unknown> => {
+            const scheduler = schedulerFor(auth, tx.db, () => {
+              scheduled = true;
+            });
+            const ctx: MutationContext = {
+              ...base,
+              db: tx.entities,
+              scheduler,
+              email: outbox.context,
+            };
+            return toJSONResult(await definition.handler(ctx, args), name);
+          };
+          // The wrapper (an idempotency record) writes in this same transaction.
+          return around.aroundMutation === undefined
+            ? proceed()
+            : around.aroundMutation(tx, proceed);
         });
         if (scheduled) options.scheduler?.committed?.();
+        await outbox.flush(emailFailed(name));
         return result;
       }
       case "action": {
@@ -242,8 +294,11 @@ export function createFunctionRunner(options: FunctionRunnerOptions): FunctionRu
           runQuery: (target, targetArgs) => run(target, targetArgs, auth, "query"),
           runMutation: (target, targetArgs) => run(target, targetArgs, auth, "mutation"),
           scheduler: schedulerFor(auth, undefined),
+          email: immediateEmail(options.email),
         };
-        return toJSONResult(await definition.handler(ctx, args), name);
+        const proceed = async (): Promise<unknown> =>
+          toJSONResult(await definition.handler(ctx, args), name);
+        return around.aroundAction === undefined ? proceed() : around.aroundAction(proceed);
       }
     }
   }
@@ -253,6 +308,7 @@ export function createFunctionRunner(options: FunctionRunnerOptions): FunctionRu
       const events = definition.on.billing.events;
       if (events !== undefined && !events.includes(input.event.type)) continue;
       let scheduled = false;
+      const outbox = createEmailOutbox(options.email);
       try {
         await store.frameworkTransaction(adminAuth, async ({ entities: db, db: trx }) => {
           await definition.handler(
@@ -264,6 +320,7 @@ export function createFunctionRunner(options: FunctionRunnerOptions): FunctionRu
               scheduler: schedulerFor(adminAuth, trx, () => {
                 scheduled = true;
               }),
+              email: outbox.context,
             },
             input,
           );
@@ -272,11 +329,12 @@ export function createFunctionRunner(options: FunctionRunnerOptions): FunctionRu
         throw toClientError(error, name);
       }
       if (scheduled) options.scheduler?.committed?.();
+      await outbox.flush(emailFailed(name));
     }
   }
 
   return {
-    run: (name, rawArgs, auth) => run(name, rawArgs, auth),
+    run: (name, rawArgs, auth, options) => run(name, rawArgs, auth, undefined, options),
     has: (name) => entries.has(name),
     names: () => names,
     dispatchBillingEvent,
@@ -314,6 +372,7 @@ function registerHook(
           error: raiseError,
           requireMember: requireMemberFor(auth),
           scheduler: schedulerFor(auth),
+          email: unavailableEmail,
         },
         { row },
       );

@@ -37,6 +37,15 @@ export const functionsErrorCodes = {
     message:
       "ctx.requireMember needs the membership entity the manifest's auth.org names (default OrgMember).",
   },
+  INVALID_EMAIL: {
+    status: 400,
+    message: "ctx.email.send: the recipients, subject or text are invalid.",
+  },
+  EMAIL_SEND_FAILED: { status: 500, message: "The email could not be sent; try again." },
+  EMAIL_UNAVAILABLE: {
+    status: 501,
+    message: "ctx.email is not available in a delete hook; send from the mutation or an action.",
+  },
   FUNCTION_LOAD_FAILED: { status: undefined, message: "A function file failed to load." },
   INVALID_FUNCTION: {
     status: undefined,

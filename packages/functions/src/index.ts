@@ -12,6 +12,7 @@ export {
   type FunctionRunner,
   type FunctionRunnerOptions,
   type FunctionSchedule,
+  type RunOptions,
 } from "./create-function-runner.js";
 export {
   type ActionConfig,
@@ -48,6 +49,15 @@ export {
   type RoomDefinition,
   room,
 } from "./define-room.js";
+export {
+  type EmailContext,
+  type EmailInput,
+  type EmailSender,
+  MAX_EMAIL_RECIPIENTS,
+  MAX_EMAIL_SUBJECT_LENGTH,
+  MAX_EMAIL_TEXT_LENGTH,
+  type OutgoingEmail,
+} from "./email.js";
 export {
   type ApplicationErrorCode,
   type ApplicationErrorOptions,

@@ -16,6 +16,17 @@ export { type CreateStoreOptions, createStore } from "./create-store.js";
 export type { EntityTables, StoreDatabase, StoreDialect } from "./database.js";
 export { isUniqueViolation } from "./driver-errors.js";
 export { StoreError, type StoreErrorCode, storeErrorCodes } from "./errors.js";
+export {
+  claimIdempotencyKey,
+  completeIdempotencyKey,
+  IDEMPOTENCY_TABLE,
+  type IdempotencyClaim,
+  type IdempotencyOutcome,
+  idempotencyMigrations,
+  pruneIdempotencyKeys,
+  type RecordedResponse,
+  releaseIdempotencyKey,
+} from "./idempotency.js";
 export { createMembershipLookup, type MembershipLookup } from "./memberships.js";
 export type {
   PackageMigration,

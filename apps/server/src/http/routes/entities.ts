@@ -2,6 +2,12 @@ import type { QueryOptions, Store } from "@svc/store";
 import type { IRouter, Request, RequestHandler } from "express";
 import { z } from "zod";
 import { ServerError } from "../../errors.js";
+import {
+  createIdempotency,
+  type Idempotency,
+  idempotentWriteOf,
+  sendAnswer,
+} from "../idempotency.js";
 import { authOf } from "../request-auth.js";
 
 const listQuery = z.strictObject({
@@ -62,9 +68,15 @@ function fieldsOf(req: Request): Record<string, unknown> {
 /**
  * REST access to entities, checked against the caller's access like every
  * other path: list (`X-Next-Cursor` carries the next page), create, read,
- * patch and delete one row.
+ * patch and delete one row. A write with an `Idempotency-Key` header is
+ * applied once per key (see `createIdempotency`).
  */
-export function registerEntityRoutes(app: IRouter, store: Store, body: RequestHandler): void {
+export function registerEntityRoutes(
+  app: IRouter,
+  store: Store,
+  body: RequestHandler,
+  idempotency: Idempotency = createIdempotency({ store }),
+): void {
   app.get("/api/entities/:entity", async (req, res) => {
     const page = await store
       .reader(authOf(req))
@@ -75,10 +87,12 @@ export function registerEntityRoutes(app: IRouter, store: Store, body: RequestHa
 
   app.post("/api/entities/:entity", body, async (req, res) => {
     const data = fieldsOf(req);
-    const row = await store.transaction(authOf(req), (db) =>
-      db.insert(String(req.params.entity), data),
+    const entity = String(req.params.entity);
+    const write = idempotentWriteOf(req, `insert:${entity}`, data);
+    const answer = await idempotency.entityWrite(authOf(req), write, 201, (db) =>
+      db.insert(entity, data),
     );
-    res.status(201).json(row);
+    sendAnswer(res, answer, 201);
   });
 
   app.get("/api/entities/:entity/:id", async (req, res) => {
@@ -92,15 +106,23 @@ export function registerEntityRoutes(app: IRouter, store: Store, body: RequestHa
 
   app.patch("/api/entities/:entity/:id", body, async (req, res) => {
     const patch = fieldsOf(req);
-    const row = await store.transaction(authOf(req), (db) =>
-      db.update(String(req.params.entity), String(req.params.id), patch),
+    const entity = String(req.params.entity);
+    const id = String(req.params.id);
+    const write = idempotentWriteOf(req, `update:${entity}/${id}`, patch);
+    const answer = await idempotency.entityWrite(authOf(req), write, 200, (db) =>
+      db.update(entity, id, patch),
     );
-    res.json(row);
+    sendAnswer(res, answer, 200);
   });
 
   app.delete("/api/entities/:entity/:id", async (req, res) => {
+    const entity = String(req.params.entity);
     const id = String(req.params.id);
-    await store.transaction(authOf(req), (db) => db.delete(String(req.params.entity), id));
-    res.json({ deleted: true, id });
+    const write = idempotentWriteOf(req, `delete:${entity}/${id}`, null);
+    const answer = await idempotency.entityWrite(authOf(req), write, 200, async (db) => {
+      await db.delete(entity, id);
+      return { deleted: true, id };
+    });
+    sendAnswer(res, answer, 200);
   });
 }

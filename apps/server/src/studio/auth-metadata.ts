@@ -1,0 +1,175 @@
+import type { AuthDatabase } from "@svc/auth-core";
+import { z } from "zod";
+import { StudioError } from "./studio-errors.js";
+
+// auth-core lists sessions and API keys per caller only; the studio needs
+// everyone's, so it reads the two tables itself, naming the metadata
+// columns one by one: never `secret_hash`, and a session's id is the
+// SHA-256 of its token (the public id `GET /api/auth/sessions` shows too).
+
+/** One session as the studio lists it (times unix ms). */
+export interface SessionMetadata {
+  readonly id: string;
+  readonly userId: string;
+  readonly kind: string;
+  readonly createdAt: number;
+  readonly expiresAt: number;
+  readonly userAgent: string | null;
+  readonly ip: string | null;
+}
+
+/** One API key as the studio lists it (times unix seconds, as auth-core keeps them). */
+export interface ApiKeyMetadata {
+  readonly id: string;
+  readonly userId: string;
+  readonly name: string;
+  readonly prefix: string;
+  readonly scopes: string | null;
+  readonly expiresAt: number | null;
+  readonly lastUsedAt: number | null;
+  readonly createdAt: number;
+}
+
+/** A page of metadata, newest first. */
+export interface MetadataPage<T> {
+  readonly items: readonly T[];
+  readonly nextCursor: string | null;
+}
+
+const PAGE_SIZE = 50;
+const CURSOR = /^(\d{1,16})_([A-Za-z0-9_.-]{1,128})$/;
+// Postgres returns bigint columns as strings.
+const time = z.coerce.number();
+
+const sessionRow = z.object({
+  id: z.string(),
+  user_id: z.string(),
+  kind: z.string(),
+  created_at: time,
+  expires_at: time,
+  user_agent: z.string().nullable(),
+  ip: z.string().nullable(),
+});
+
+const apiKeyRow = z.object({
+  id: z.string(),
+  user_id: z.string(),
+  name: z.string(),
+  prefix: z.string(),
+  scopes: z.string().nullable(),
+  expires_at: time.nullable(),
+  last_used_at: time.nullable(),
+  created_at: time,
+});
+
+/** The session-store tables' handle: on SQLite they live in an attached database. */
+function sessionStore(database: AuthDatabase): AuthDatabase["db"] {
+  return database.schema !== undefined && database.dialect === "sqlite"
+    ? database.db.withSchema(database.schema)
+    : database.db;
+}
+
+function decodeCursor(cursor: string | undefined): { at: number; id: string } | undefined {
+  if (cursor === undefined) return undefined;
+  const match = CURSOR.exec(cursor);
+  if (match === null) throw new StudioError("INVALID_FORM", "The cursor is invalid.");
+  return { at: Number(match[1]), id: match[2] ?? "" };
+}
+
+/** Keyset pages over (created_at, id), newest first, optionally one user's. */
+async function pageOf<TRow extends { id: string; created_at: number }>(
+  database: AuthDatabase,
+  input: {
+    readonly table: string;
+    readonly columns: readonly string[];
+    readonly schema: z.ZodType<TRow>;
+    readonly userId: string | undefined;
+    readonly cursor: string | undefined;
+  },
+): Promise<{ rows: TRow[]; nextCursor: string | null }> {
+  const after = decodeCursor(input.cursor);
+  let query = sessionStore(database).selectFrom(input.table).select(input.columns);
+  if (input.userId !== undefined) query = query.where("user_id", "=", input.userId);
+  if (after !== undefined) {
+    query = query.where((eb) =>
+      eb.or([
+        eb("created_at", "<", after.at),
+        eb.and([eb("created_at", "=", after.at), eb("id", "<", after.id)]),
+      ]),
+    );
+  }
+  const raw = await query
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .limit(PAGE_SIZE + 1)
+    .execute();
+  const rows = raw.slice(0, PAGE_SIZE).map((row) => input.schema.parse(row));
+  const last = rows.at(-1);
+  return {
+    rows,
+    nextCursor:
+      raw.length > PAGE_SIZE && last !== undefined ? `${last.created_at}_${last.id}` : null,
+  };
+}
+
+/** Sessions, newest first: metadata only (no token exists in the table; the id is its digest). */
+export async function listSessionMetadata(
+  database: AuthDatabase,
+  query: { readonly userId?: string | undefined; readonly cursor?: string | undefined },
+): Promise<MetadataPage<SessionMetadata>> {
+  const page = await pageOf(database, {
+    table: "svc_sessions",
+    columns: ["id", "user_id", "kind", "created_at", "expires_at", "user_agent", "ip"],
+    schema: sessionRow,
+    userId: query.userId,
+    cursor: query.cursor,
+  });
+  return {
+    items: page.rows.map((row) => ({
+      id: row.id,
+      userId: row.user_id,
+      kind: row.kind,
+      createdAt: row.created_at,
+      expiresAt: row.expires_at,
+      userAgent: row.user_agent,
+      ip: row.ip,
+    })),
+    nextCursor: page.nextCursor,
+  };
+}
+
+/** API keys, newest first: metadata only, never the key or its hash. */
+export async function listApiKeyMetadata(
+  database: AuthDatabase,
+  query: { readonly userId?: string | undefined; readonly cursor?: string | undefined },
+): Promise<MetadataPage<ApiKeyMetadata>> {
+  const page = await pageOf(database, {
+    table: "svc_api_keys",
+    columns: [
+      "id",
+      "user_id",
+      "name",
+      "prefix",
+      "scopes",
+      "expires_at",
+      "last_used_at",
+      "created_at",
+    ],
+    schema: apiKeyRow,
+    userId: query.userId,
+    cursor: query.cursor,
+  });
+  return {
+    items: page.rows.map((row) => ({
+      id: row.id,
+      userId: row.user_id,
+      name: row.name,
+      prefix: row.prefix,
+      scopes: row.scopes,
+      expiresAt: row.expires_at,
+      lastUsedAt: row.last_used_at,
+      createdAt: row.created_at,
+    })),
+    nextCursor: page.nextCursor,
+  };
+}
