@@ -1,9 +1,12 @@
 import { type ApiKeysClient, createApiKeysClient } from "./api-keys.js";
 import { type AuthClient, createAuthClient } from "./auth.js";
+import { platformTimers } from "./backoff.js";
 import { type BillingClient, createBillingClient } from "./billing.js";
 import { createEntityCollection, type EntityCollection } from "./entities.js";
 import { createHydrationCache, type HydrationCache, type HydrationState } from "./hydration.js";
 import { createLiveLayer, type LiveOptions } from "./live.js";
+import type { WebSocketConstructor } from "./live-socket.js";
+import { openRoom, type Room, type RoomOptions } from "./rooms.js";
 import { createMemoryStorage, type TokenStorage } from "./storage.js";
 import {
   type LiveQuery,
@@ -116,6 +119,25 @@ export interface SvcClient<TApi extends ApiShape = AnyApi> {
     args: TApi["functions"][TName]["args"],
     listener: LiveQueryListener<FunctionResult<TApi, TName>>,
   ): LiveQuery<FunctionResult<TApi, TName>>;
+  /**
+   * Joins a realtime room (`/shard/<kind>[/<key>]`, a manifest `rooms`
+   * kind): who is here with their presence, messages to everyone or one
+   * member, rejoin after a drop, and a new join as the new caller on every
+   * identity change. One WebSocket per room; `close()` leaves. Uses
+   * `live.WebSocket`, `live.timers` and `live.random` when given.
+   *
+   * @example
+   * const room = client.room<{ name: string }>("chat", "general", { presence: { name: "Ada" } });
+   * room.subscribe(({ members }) => render(members.map((member) => member.presence?.name)));
+   * room.onMessage(({ userId, data }) => console.log(userId, data));
+   * room.send({ text: "hi" });
+   * room.close();
+   */
+  room<TPresence = unknown, TMessage = unknown>(
+    kind: string,
+    key?: string | null,
+    options?: RoomOptions<TPresence, TMessage>,
+  ): Room<TPresence, TMessage>;
 }
 
 const defaultFetch: FetchFunction = (input, init) => globalThis.fetch(input, init);
@@ -184,5 +206,20 @@ export function createClient<TApi extends ApiShape = AnyApi>(
         listener,
       ),
     live: (name, args, listener) => subscribeQuery(live, name, args, listener),
+    room: (kind, key, roomOptions) =>
+      openRoom(
+        {
+          baseURL: transport.baseURL,
+          tokens,
+          WebSocket:
+            options.live?.WebSocket ??
+            ((globalThis as { WebSocket?: unknown }).WebSocket as WebSocketConstructor | undefined),
+          timers: options.live?.timers ?? platformTimers,
+          random: options.live?.random ?? Math.random,
+        },
+        kind,
+        key ?? null,
+        roomOptions,
+      ),
   };
 }

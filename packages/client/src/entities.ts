@@ -1,5 +1,13 @@
-import type { CallOptions, Transport } from "./transport.js";
+import { generateId } from "./ids.js";
+import {
+  type OptimisticChange,
+  type OptimisticStore,
+  rowOfAnswer,
+  withOptimistic,
+} from "./optimistic.js";
+import type { CallOptions, Transport, TransportRequest } from "./transport.js";
 import type { EntityRow } from "./types.js";
+import type { WriteCallOptions, WriteSender } from "./write-sender.js";
 
 /** A field name to sort by, `-field` for descending. */
 export type OrderBy<TFields> =
@@ -35,6 +43,67 @@ export interface Deleted {
   readonly id: string;
 }
 
+/** Options of an entity `insert`, `update` or `delete`. */
+export interface EntityWriteOptions extends WriteCallOptions {
+  /**
+   * Show the change at once in the client's live subscriptions (and
+   * `useQuery`), rolled back if the write fails; an insert without an
+   * `id` gets a `generateId()` one first. Default false.
+   */
+  readonly optimistic?: boolean;
+}
+
+/** The three entity writes, as data (what the write queue keeps). */
+export type EntityWrite =
+  | {
+      readonly kind: "insert";
+      readonly entity: string;
+      readonly data: Readonly<Record<string, unknown>>;
+    }
+  | {
+      readonly kind: "update";
+      readonly entity: string;
+      readonly id: string;
+      readonly patch: Readonly<Record<string, unknown>>;
+    }
+  | { readonly kind: "delete"; readonly entity: string; readonly id: string };
+
+const entityPath = (entity: string, id?: string): string =>
+  `/api/entities/${encodeURIComponent(entity)}${id === undefined ? "" : `/${encodeURIComponent(id)}`}`;
+
+/** The request of an entity write. */
+export function entityWriteRequest(write: EntityWrite): TransportRequest {
+  switch (write.kind) {
+    case "insert":
+      return { method: "POST", path: entityPath(write.entity), body: write.data };
+    case "update":
+      return { method: "PATCH", path: entityPath(write.entity, write.id), body: write.patch };
+    case "delete":
+      return { method: "DELETE", path: entityPath(write.entity, write.id) };
+  }
+}
+
+/** The optimistic change an entity write shows (an insert's data must carry its id). */
+export function entityWriteChange(write: EntityWrite): OptimisticChange {
+  switch (write.kind) {
+    case "insert": {
+      const { id, ...row } = write.data;
+      return { op: "insert", entity: write.entity, id: String(id), row };
+    }
+    case "update":
+      return { op: "update", entity: write.entity, id: write.id, patch: write.patch };
+    case "delete":
+      return { op: "delete", entity: write.entity, id: write.id };
+  }
+}
+
+/** What entity writes are sent with. */
+export interface EntityContext {
+  readonly transport: Transport;
+  readonly writes: WriteSender;
+  readonly optimistic: OptimisticStore;
+}
+
 /** REST access to one entity (`/api/entities/<Entity>`), checked against its policies. */
 export interface EntityCollection<TFields> {
   /** One page; `nextCursor` comes from the `X-Next-Cursor` header. */
@@ -47,23 +116,42 @@ export interface EntityCollection<TFields> {
   [Symbol.asyncIterator](): AsyncIterator<EntityRow<TFields>>;
   /** One row; 404 `NOT_FOUND` when it does not exist or the caller may not see it. */
   get(id: string, options?: CallOptions): Promise<EntityRow<TFields>>;
-  /** Inserts a row (201) and answers it as stored; an `id` of 40 lowercase hex is kept. */
-  insert(data: InsertInput<TFields>, options?: CallOptions): Promise<EntityRow<TFields>>;
+  /**
+   * Inserts a row (201) and answers it as stored; an `id` of 40 lowercase
+   * hex is kept. Sent with an `Idempotency-Key` (see `WriteOptions`).
+   */
+  insert(data: InsertInput<TFields>, options?: EntityWriteOptions): Promise<EntityRow<TFields>>;
   /** Changes the given fields; `null` clears an optional one. */
-  update(id: string, patch: Partial<TFields>, options?: CallOptions): Promise<EntityRow<TFields>>;
-  delete(id: string, options?: CallOptions): Promise<Deleted>;
+  update(
+    id: string,
+    patch: Partial<TFields>,
+    options?: EntityWriteOptions,
+  ): Promise<EntityRow<TFields>>;
+  delete(id: string, options?: EntityWriteOptions): Promise<Deleted>;
 }
 
 /** Builds `client.entities(name)`. */
 export function createEntityCollection<TFields>(
-  transport: Transport,
+  context: EntityContext,
   name: string,
 ): EntityCollection<TFields> {
   type Row = EntityRow<TFields>;
-  const base = `/api/entities/${encodeURIComponent(name)}`;
-  const one = (id: string): string => `${base}/${encodeURIComponent(id)}`;
+  const { transport, writes, optimistic } = context;
+  const base = entityPath(name);
+  const one = (id: string): string => entityPath(name, id);
   const signalOf = (options: CallOptions | undefined) =>
     options?.signal === undefined ? {} : { signal: options.signal };
+
+  const write = async <T>(
+    entityWrite: EntityWrite,
+    options: EntityWriteOptions | undefined,
+  ): Promise<T> => {
+    const key = writes.keyFor(options?.idempotencyKey);
+    const request = { ...entityWriteRequest(entityWrite), ...signalOf(options) };
+    const send = async (): Promise<T> => (await writes.send<T>(request, key)).data;
+    if (options?.optimistic !== true) return send();
+    return withOptimistic(optimistic, [entityWriteChange(entityWrite)], send, rowOfAnswer);
+  };
 
   const list = async (options: ListOptions<TFields> = {}): Promise<Page<Row>> => {
     const response = await transport.request<Row[]>({
@@ -103,30 +191,20 @@ export function createEntityCollection<TFields>(
       return (await transport.request<Row>({ method: "GET", path: one(id), ...signalOf(options) }))
         .data;
     },
-    async insert(data, options) {
-      return (
-        await transport.request<Row>({
-          method: "POST",
-          path: base,
-          body: data,
-          ...signalOf(options),
-        })
-      ).data;
-    },
-    async update(id, patch, options) {
-      return (
-        await transport.request<Row>({
-          method: "PATCH",
-          path: one(id),
-          body: patch,
-          ...signalOf(options),
-        })
-      ).data;
-    },
-    async delete(id, options) {
-      return (
-        await transport.request<Deleted>({ method: "DELETE", path: one(id), ...signalOf(options) })
-      ).data;
-    },
+    insert: (data, options) =>
+      write<Row>(
+        {
+          kind: "insert",
+          entity: name,
+          data:
+            options?.optimistic === true && data.id === undefined
+              ? { ...data, id: generateId() }
+              : data,
+        },
+        options,
+      ),
+    update: (id, patch, options) =>
+      write<Row>({ kind: "update", entity: name, id, patch }, options),
+    delete: (id, options) => write<Deleted>({ kind: "delete", entity: name, id }, options),
   };
 }

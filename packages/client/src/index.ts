@@ -47,6 +47,15 @@ export {
   type OAuthRedirectOutcome,
   parseOAuthRedirect,
 } from "./oauth.js";
+export type {
+  Room,
+  RoomMessage,
+  RoomOptions,
+  RoomSendOptions,
+  RoomState,
+  RoomStatus,
+} from "./rooms.js";
+export type { RoomMember } from "./rooms-frames.js";
 export { type SSEEvent, SSEParser } from "./sse-parser.js";
 export { createMemoryStorage, type TokenStorage } from "./storage.js";
 export type {

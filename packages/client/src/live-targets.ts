@@ -40,6 +40,15 @@ function unsubscribedError(): SvcError {
   });
 }
 
+/**
+ * What happened to an entity subscription's rows, told before its listener
+ * runs: a new snapshot, one row's change (applied or not), or a reset.
+ */
+export type RowsNotice =
+  | { readonly type: "snapshot" }
+  | { readonly type: "change"; readonly rowId: string }
+  | { readonly type: "reset" };
+
 /** The state of one entity subscription: its rows, cursor and callbacks. */
 export class EntitySubscription<TRow extends LiveRow = LiveRow> implements EntityTarget {
   readonly kind = "entity";
@@ -47,6 +56,7 @@ export class EntitySubscription<TRow extends LiveRow = LiveRow> implements Entit
   readonly #rows = new RowSet<TRow>();
   readonly #listener: (rows: readonly TRow[]) => void;
   readonly #onError: ((error: SvcError) => void) | undefined;
+  readonly #onNotice: ((notice: RowsNotice) => void) | undefined;
   readonly #ready = deferred<readonly TRow[]>();
   #cursor: string | null = null;
   #settled = false;
@@ -56,10 +66,12 @@ export class EntitySubscription<TRow extends LiveRow = LiveRow> implements Entit
     request: EntityRequest,
     listener: (rows: readonly TRow[]) => void,
     onError: ((error: SvcError) => void) | undefined,
+    onNotice?: (notice: RowsNotice) => void,
   ) {
     this.request = request;
     this.#listener = listener;
     this.#onError = onError;
+    this.#onNotice = onNotice;
   }
 
   get cursor(): string | null {
@@ -83,13 +95,16 @@ export class EntitySubscription<TRow extends LiveRow = LiveRow> implements Entit
     this.#rows.replace(rows as readonly TRow[]);
     this.#cursor = cursor;
     this.#settle();
+    call(this.#onNotice, { type: "snapshot" });
     call(this.#listener, this.#rows.rows);
   }
 
   change(frame: ChangeFrame): void {
     if (this.#ended) return;
     this.#cursor = frame.cursor;
-    if (this.#rows.apply(frame)) call(this.#listener, this.#rows.rows);
+    const changed = this.#rows.apply(frame);
+    call(this.#onNotice, { type: "change", rowId: frame.rowId });
+    if (changed) call(this.#listener, this.#rows.rows);
   }
 
   resync(): void {
@@ -100,7 +115,9 @@ export class EntitySubscription<TRow extends LiveRow = LiveRow> implements Entit
   /** Forgets the rows and the cursor: the next subscribe loads a new snapshot. */
   reset(): void {
     this.#cursor = null;
-    if (this.#rows.clear()) call(this.#listener, this.#rows.rows);
+    const changed = this.#rows.clear();
+    call(this.#onNotice, { type: "reset" });
+    if (changed) call(this.#listener, this.#rows.rows);
   }
 
   fail(error: SvcError): void {

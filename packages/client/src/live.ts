@@ -8,7 +8,7 @@ import {
 } from "./live-socket.js";
 import { type EventStream, openEventStream } from "./live-sse.js";
 import type { LiveStatusListener } from "./live-status.js";
-import { EntitySubscription, QuerySubscription } from "./live-targets.js";
+import { EntitySubscription, QuerySubscription, type RowsNotice } from "./live-targets.js";
 import type { TokenState } from "./token-state.js";
 import type { FetchFunction, Transport } from "./transport.js";
 
@@ -48,6 +48,7 @@ export interface LiveLayer {
     request: EntityRequest,
     listener: (rows: readonly TRow[]) => void,
     onError: ((error: SvcError) => void) | undefined,
+    onNotice?: (notice: RowsNotice) => void,
   ): EntitySubscription<TRow>;
   live<T>(
     query: string,
@@ -134,8 +135,8 @@ export function createLiveLayer(context: LiveContext): LiveLayer {
   });
 
   return {
-    subscribe(request, listener, onError) {
-      const target = new EntitySubscription(request, listener, onError);
+    subscribe(request, listener, onError, onNotice) {
+      const target = new EntitySubscription(request, listener, onError, onNotice);
       const untyped = target as unknown as EntitySubscription<LiveRow>;
       entities.add(untyped);
       if (useSSE || socket === null) streamFor(untyped);

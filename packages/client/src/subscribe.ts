@@ -2,6 +2,7 @@ import type { OrderBy } from "./entities.js";
 import type { SvcError } from "./errors.js";
 import type { LiveLayer } from "./live.js";
 import type { EntityRequest, LiveRow } from "./live-frames.js";
+import { mergeOptimistic, type OptimisticStore, sameRows } from "./optimistic.js";
 
 /** Options of `client.subscribe`. */
 export interface SubscribeOptions<TFields> {
@@ -74,9 +75,14 @@ function orderOf(
     : { field: orderBy, direction: "asc" };
 }
 
-/** `client.subscribe` over the live layer. */
+/**
+ * `client.subscribe` over the live layer. The listener sees the live rows
+ * with the client's optimistic changes applied (see `mergeOptimistic`),
+ * from the first snapshot on.
+ */
 export function subscribeEntity<TRow>(
   live: LiveLayer,
+  optimistic: OptimisticStore,
   entity: string,
   options: SubscribeOptions<Record<string, unknown>>,
   listener: RowsListener<TRow>,
@@ -88,17 +94,59 @@ export function subscribeEntity<TRow>(
     ...(orderBy !== undefined && { orderBy }),
     ...(options.limit !== undefined && { limit: options.limit }),
   };
+  const where = options.where as Readonly<Record<string, unknown>> | undefined;
+  // Optimistic changes show once there are live rows to show them over.
+  let loaded = false;
+  // A snapshot always reaches the listener, even one that shows nothing new.
+  let freshSnapshot = false;
+  let shown: readonly LiveRow[] = [];
+  const show = (rows: readonly LiveRow[], always: boolean): void => {
+    const next = loaded ? mergeOptimistic(rows, optimistic.changes(entity), where) : rows;
+    if (!always && sameRows(next, shown)) return;
+    shown = next;
+    try {
+      (listener as RowsListener<LiveRow>)(next);
+    } catch (error) {
+      console.error("svc client: a live listener threw:", error);
+    }
+  };
   const target = live.subscribe(
     request,
-    listener as unknown as RowsListener<LiveRow>,
+    (rows) => {
+      const always = freshSnapshot;
+      freshSnapshot = false;
+      show(rows, always);
+    },
     options.onError,
+    (notice) => {
+      if (notice.type === "snapshot") {
+        // Retiring changes the snapshot holds must not show the rows twice.
+        loaded = false;
+        optimistic.observeSnapshot(entity);
+        loaded = true;
+        freshSnapshot = true;
+      } else if (notice.type === "change") {
+        optimistic.observeChange(entity, notice.rowId);
+      } else {
+        loaded = false;
+        show(target.rows, false);
+      }
+    },
   );
+  const closeView = optimistic.openView(entity);
+  const stopChanges = optimistic.subscribe(entity, () => {
+    if (loaded && !target.ended) show(target.rows, false);
+  });
   return {
     get rows() {
-      return target.rows as unknown as readonly TRow[];
+      return shown as unknown as readonly TRow[];
     },
-    ready: target.ready as unknown as Promise<readonly TRow[]>,
-    unsubscribe: () => live.end(target),
+    ready: target.ready.then(() => shown) as unknown as Promise<readonly TRow[]>,
+    unsubscribe: () => {
+      stopChanges();
+      closeView();
+      live.end(target);
+    },
   };
 }
 

@@ -16,6 +16,8 @@ export interface TransportRequest extends CallOptions {
   readonly path: string;
   readonly query?: Readonly<Record<string, string | undefined>>;
   readonly body?: unknown;
+  /** Sent as the `Idempotency-Key` header: the server applies the write once per key. */
+  readonly idempotencyKey?: string;
 }
 
 /** A 2xx answer: the parsed JSON body (undefined when empty) and the headers. */
@@ -69,6 +71,7 @@ export function createTransport(
       const headers: Record<string, string> = { accept: "application/json" };
       if (token !== null) headers.authorization = `Bearer ${token}`;
       if (request.body !== undefined) headers["content-type"] = "application/json";
+      if (request.idempotencyKey !== undefined) headers["idempotency-key"] = request.idempotencyKey;
       let response: Response;
       let text: string;
       try {
