@@ -73,7 +73,11 @@ export function readModelConfig(env: NodeJS.ProcessEnv = process.env): ModelConf
   const parsed = endpointEnv.safeParse({ ...env, AI_CHAT_MODEL_URL: url });
   if (!parsed.success) {
     const variable = String(parsed.error.issues[0]?.path[0] ?? "AI_CHAT_MODEL_URL");
-    throw new ModelError("MODEL_NOT_CONFIGURED", `The model setting ${variable} is missing or invalid.`, 501);
+    throw new ModelError(
+      "MODEL_NOT_CONFIGURED",
+      `The model setting ${variable} is missing or invalid.`,
+      501,
+    );
   }
   const settings = parsed.data;
   return {
@@ -100,7 +104,9 @@ const completion = z.object({
 export async function askModel(config: ModelConfig, history: readonly ChatTurn[]): Promise<string> {
   if (config.kind === "echo") return echoReply(history);
   const messages =
-    config.systemPrompt === null ? history : [{ role: "system", content: config.systemPrompt }, ...history];
+    config.systemPrompt === null
+      ? history
+      : [{ role: "system", content: config.systemPrompt }, ...history];
   const signal = AbortSignal.timeout(config.timeoutMs);
   let text: string;
   try {
@@ -121,7 +127,11 @@ export async function askModel(config: ModelConfig, history: readonly ChatTurn[]
   } catch (error) {
     if (error instanceof ModelError) throw error;
     if (signal.aborted) {
-      throw new ModelError("MODEL_TIMEOUT", `The model did not answer within ${config.timeoutMs} ms.`, 504);
+      throw new ModelError(
+        "MODEL_TIMEOUT",
+        `The model did not answer within ${config.timeoutMs} ms.`,
+        504,
+      );
     }
     throw new ModelError("MODEL_FAILED", "The model endpoint could not be reached.", 502);
   }
@@ -133,7 +143,11 @@ function replyOf(text: string): string {
   try {
     body = JSON.parse(text);
   } catch {
-    throw new ModelError("MODEL_FAILED", "The model endpoint answered something other than JSON.", 502);
+    throw new ModelError(
+      "MODEL_FAILED",
+      "The model endpoint answered something other than JSON.",
+      502,
+    );
   }
   const parsed = completion.safeParse(body);
   const reply = parsed.success ? parsed.data.choices[0]?.message.content.trim() : undefined;
@@ -141,21 +155,34 @@ function replyOf(text: string): string {
     throw new ModelError("MODEL_FAILED", "The model endpoint answered without a reply.", 502);
   }
   if (reply.length > MAX_REPLY_CHARS) {
-    throw new ModelError("MODEL_FAILED", `The model's reply is longer than ${MAX_REPLY_CHARS} characters.`, 502);
+    throw new ModelError(
+      "MODEL_FAILED",
+      `The model's reply is longer than ${MAX_REPLY_CHARS} characters.`,
+      502,
+    );
   }
   return reply;
 }
 
+/**
+ * The body as text, read chunk by chunk and abandoned (the stream cancelled)
+ * once it passes `maxBytes`. A reader loop rather than `for await`, which
+ * the DOM typings of `ReadableStream` do not declare.
+ */
 async function readCapped(response: Response, maxBytes: number): Promise<string> {
   if (response.body === null) return "";
+  const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for await (const chunk of response.body) {
-    size += chunk.byteLength;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
     if (size > maxBytes) {
+      await reader.cancel().catch(() => undefined);
       throw new ModelError("MODEL_FAILED", "The model endpoint's answer is too large.", 502);
     }
-    chunks.push(chunk);
+    chunks.push(value);
   }
   return Buffer.concat(chunks).toString("utf8");
 }

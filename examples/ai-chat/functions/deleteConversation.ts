@@ -9,7 +9,10 @@ export default mutation({
       return ctx.error("CONVERSATION_NOT_FOUND", "No conversation of yours has that id.", 404);
     }
     for (;;) {
-      const page = await ctx.db.query("Message", { where: { conversationId: args.id }, limit: 1000 });
+      const page = await ctx.db.query("Message", {
+        where: { conversationId: args.id },
+        limit: 1000,
+      });
       for (const message of page.rows) await ctx.db.delete("Message", message.id);
       if (page.nextCursor === null) break;
     }

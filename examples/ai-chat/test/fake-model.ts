@@ -11,9 +11,10 @@ export interface FakeModelRequest {
 /**
  * How the fake answers the next requests: `reply` (a deterministic reply),
  * `fail` (500), `empty` (a completion without content), `hang` (never
- * answers, for timeouts).
+ * answers, for timeouts), `text` (200 with a body that is not JSON),
+ * `huge` (a 2 MiB completion, past the client's cap).
  */
-export type FakeModelMode = "reply" | "fail" | "empty" | "hang";
+export type FakeModelMode = "reply" | "fail" | "empty" | "hang" | "text" | "huge";
 
 /** A local OpenAI-compatible `/chat/completions` endpoint for tests. */
 export interface FakeModel extends AsyncDisposable {
@@ -45,7 +46,11 @@ export async function startFakeModel(): Promise<FakeModel> {
   const fake = { mode: "reply" as FakeModelMode };
   const server = createServer(async (request, response) => {
     const body = JSON.parse(await readBody(request)) as FakeModelRequest["body"];
-    requests.push({ path: request.url ?? "", authorization: request.headers.authorization ?? null, body });
+    requests.push({
+      path: request.url ?? "",
+      authorization: request.headers.authorization ?? null,
+      body,
+    });
     if (request.method !== "POST" || request.url !== "/v1/chat/completions") {
       return answer(response, 404, { error: { message: "not found" } });
     }
@@ -54,8 +59,17 @@ export async function startFakeModel(): Promise<FakeModel> {
         return; // never answers; the caller's timeout ends it
       case "fail":
         return answer(response, 500, { error: { message: "the fake model is down" } });
+      case "text":
+        response.writeHead(200, { "content-type": "text/plain" });
+        return response.end("upstream proxy says hello");
+      case "huge":
+        return answer(response, 200, {
+          choices: [{ message: { role: "assistant", content: "x".repeat(2 * 1024 * 1024) } }],
+        });
       case "empty":
-        return answer(response, 200, { choices: [{ message: { role: "assistant", content: "  " } }] });
+        return answer(response, 200, {
+          choices: [{ message: { role: "assistant", content: "  " } }],
+        });
       case "reply":
         return answer(response, 200, {
           id: `chatcmpl-${requests.length}`,

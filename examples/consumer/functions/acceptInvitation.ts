@@ -14,7 +14,11 @@ export default mutation({
     const invitation = await ctx.db.get("Invitation", args.id);
     const user = await ctx.db.get("User", userId);
     if (invitation === null || user === null || invitation.email !== user.email) {
-      return ctx.error("INVITATION_NOT_FOUND", "No invitation with that id is addressed to you.", 404);
+      return ctx.error(
+        "INVITATION_NOT_FOUND",
+        "No invitation with that id is addressed to you.",
+        404,
+      );
     }
     const orgId = invitation.orgId as string;
     const already = await ctx.db.query("OrgMember", { where: { orgId, userId }, limit: 1 });

@@ -16,7 +16,8 @@ export default mutation({
   handler: async (ctx, args) => {
     await ctx.requireMember(args.orgId, { role: ["owner"] });
     const org = await ctx.db.get("Organization", args.orgId);
-    if (org === null) return ctx.error("ORGANIZATION_NOT_FOUND", "No organization with that id.", 404);
+    if (org === null)
+      return ctx.error("ORGANIZATION_NOT_FOUND", "No organization with that id.", 404);
     const email = args.email;
     const pending = await ctx.db.query("Invitation", {
       where: { orgId: args.orgId, email },

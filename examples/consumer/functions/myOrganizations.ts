@@ -15,7 +15,11 @@ export default query({
     for (const membership of memberships.rows) {
       const org = await ctx.db.get("Organization", membership.orgId as string);
       if (org !== null) {
-        organizations.push({ id: org.id, name: org.name as string, role: membership.role as string });
+        organizations.push({
+          id: org.id,
+          name: org.name as string,
+          role: membership.role as string,
+        });
       }
     }
     return { organizations, activeOrgId: ctx.auth.tenantId };

@@ -14,7 +14,9 @@ export interface TestApp extends AsyncDisposable {
 }
 
 function databaseEnv(target: TestDatabaseTarget): Record<string, string> {
-  return target.dialect === "postgres" ? { DATABASE_URL: target.url } : { SVC_DB_PATH: target.path };
+  return target.dialect === "postgres"
+    ? { DATABASE_URL: target.url }
+    : { SVC_DB_PATH: target.path };
 }
 
 /** Starts the app on an ephemeral loopback port; dispose it to stop it and drop the database. */

@@ -34,8 +34,14 @@ describe.each(testDatabases())("organizations and their projects on $name", (dat
     alice = await signInWithCode(app, "alice@example.com");
     bob = await signInWithCode(app, "bob@example.com");
     carol = await signInWithCode(app, "carol@example.com");
-    orgA = ((await callFunction(app, alice, "createOrganization", { name: "Acme" })).body as { id: string }).id;
-    orgB = ((await callFunction(app, bob, "createOrganization", { name: "Bits" })).body as { id: string }).id;
+    orgA = (
+      (await callFunction(app, alice, "createOrganization", { name: "Acme" })).body as {
+        id: string;
+      }
+    ).id;
+    orgB = (
+      (await callFunction(app, bob, "createOrganization", { name: "Bits" })).body as { id: string }
+    ).id;
 
     expect((await select(alice, orgA)).status).toBe(200);
     await callFunction(app, alice, "createProject", { name: "Acme rocket" });
@@ -112,11 +118,16 @@ describe.each(testDatabases())("organizations and their projects on $name", (dat
       email: " Carol@Example.com ",
     });
     expect(invited.body).toMatchObject({ email: "carol@example.com", role: "member" });
-    const again = await callFunction(app, alice, "inviteMember", { orgId: orgA, email: "carol@example.com" });
+    const again = await callFunction(app, alice, "inviteMember", {
+      orgId: orgA,
+      email: "carol@example.com",
+    });
     expect(errorCode(again)).toBe("ALREADY_INVITED");
 
     // Bob cannot see or accept Carol's invitation.
-    expect(await callFunction(app, bob, "myInvitations")).toMatchObject({ body: { invitations: [] } });
+    expect(await callFunction(app, bob, "myInvitations")).toMatchObject({
+      body: { invitations: [] },
+    });
     const invitationId = (invited.body as { id: string }).id;
     const stolen = await callFunction(app, bob, "acceptInvitation", { id: invitationId });
     expect(errorCode(stolen)).toBe("INVITATION_NOT_FOUND");
@@ -125,16 +136,26 @@ describe.each(testDatabases())("organizations and their projects on $name", (dat
     expect(carolsInvitations.body).toEqual({
       invitations: [{ id: invitationId, orgId: orgA, orgName: "Acme", role: "member" }],
     });
-    expect((await callFunction(app, carol, "acceptInvitation", { id: invitationId })).body).toEqual({
-      orgId: orgA,
-      role: "member",
+    expect((await callFunction(app, carol, "acceptInvitation", { id: invitationId })).body).toEqual(
+      {
+        orgId: orgA,
+        role: "member",
+      },
+    );
+    expect(await callFunction(app, carol, "myInvitations")).toMatchObject({
+      body: { invitations: [] },
     });
-    expect(await callFunction(app, carol, "myInvitations")).toMatchObject({ body: { invitations: [] } });
 
-    const carolsOrg = ((await callFunction(app, carol, "createOrganization", { name: "Carol & Co" })).body as { id: string }).id;
+    const carolsOrg = (
+      (await callFunction(app, carol, "createOrganization", { name: "Carol & Co" })).body as {
+        id: string;
+      }
+    ).id;
     expect((await select(carol, carolsOrg)).status).toBe(200);
     await callFunction(app, carol, "createProject", { name: "Carol's garden" });
-    expect(projectNames(await callFunction(app, carol, "listProjects"))).toEqual(["Carol's garden"]);
+    expect(projectNames(await callFunction(app, carol, "listProjects"))).toEqual([
+      "Carol's garden",
+    ]);
 
     expect((await select(carol, orgA)).body).toEqual({ org_id: orgA, roles: ["member"] });
     expect(projectNames(await callFunction(app, carol, "listProjects"))).toEqual([
@@ -147,11 +168,16 @@ describe.each(testDatabases())("organizations and their projects on $name", (dat
       "member",
     ]);
     // A member is not an owner: no invitations from Carol into Acme.
-    const carolInvites = await callFunction(app, carol, "inviteMember", { orgId: orgA, email: "eve@example.com" });
+    const carolInvites = await callFunction(app, carol, "inviteMember", {
+      orgId: orgA,
+      email: "eve@example.com",
+    });
     expect(errorCode(carolInvites)).toBe("NOT_A_MEMBER");
 
     expect((await select(carol, null)).status).toBe(200);
     expect(projectNames(await callFunction(app, carol, "listProjects"))).toEqual([]);
-    expect(projectNames(await callFunction(app, alice, "listProjects"))).not.toContain("Carol's garden");
+    expect(projectNames(await callFunction(app, alice, "listProjects"))).not.toContain(
+      "Carol's garden",
+    );
   });
 });

@@ -1,7 +1,14 @@
 import { createClient, SvcError } from "@svc/client";
 import { testDatabases } from "@svc/tooling/databases";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, callFunction, errorCode, signInWithCode, startApp, type TestApp } from "./fixtures.js";
+import {
+  call,
+  callFunction,
+  errorCode,
+  signInWithCode,
+  startApp,
+  type TestApp,
+} from "./fixtures.js";
 
 describe.each(testDatabases())("sign-in and profiles on $name", (database) => {
   let app: TestApp;
@@ -36,7 +43,10 @@ describe.each(testDatabases())("sign-in and profiles on $name", (database) => {
     const token = await signInWithCode(app, "first-save@example.com");
     expect((await callFunction(app, token, "myProfile")).body).toBeNull();
 
-    const created = await callFunction(app, token, "saveProfile", { displayName: " Ada ", bio: "Maths" });
+    const created = await callFunction(app, token, "saveProfile", {
+      displayName: " Ada ",
+      bio: "Maths",
+    });
     expect(created.body).toMatchObject({ displayName: "Ada", bio: "Maths", created: true });
     const updated = await callFunction(app, token, "saveProfile", { displayName: "Ada L." });
     expect(updated.body).toMatchObject({ displayName: "Ada L.", bio: null, created: false });
@@ -58,7 +68,9 @@ describe.each(testDatabases())("sign-in and profiles on $name", (database) => {
     const aliceProfileId = (saved.body as { id: string }).id;
 
     // Signed-in users may read profiles (names in organizations) but not change them.
-    const read = await call(app, "GET", `/api/entities/Profile/${aliceProfileId}`, { token: mallory });
+    const read = await call(app, "GET", `/api/entities/Profile/${aliceProfileId}`, {
+      token: mallory,
+    });
     expect(read.status).toBe(200);
     const patch = await call(app, "PATCH", `/api/entities/Profile/${aliceProfileId}`, {
       token: mallory,
@@ -81,7 +93,9 @@ describe.each(testDatabases())("sign-in and profiles on $name", (database) => {
 
     // Mallory's own save makes Mallory's profile; Alice's is untouched.
     await callFunction(app, mallory, "saveProfile", { displayName: "Mallory" });
-    expect((await callFunction(app, alice, "myProfile")).body).toMatchObject({ displayName: "Alice" });
+    expect((await callFunction(app, alice, "myProfile")).body).toMatchObject({
+      displayName: "Alice",
+    });
     const list = await call(app, "GET", "/api/entities/Profile", { token: mallory });
     const names = (list.body as { displayName: string }[]).map((row) => row.displayName);
     expect(names).toContain("Alice");

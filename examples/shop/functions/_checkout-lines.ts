@@ -47,7 +47,11 @@ export async function priceLine(
   const product = await ctx.db.update("Product", line.productId, { lastOrderedAt: now });
   const name = String(product.name);
   if (product.active !== true) {
-    return ctx.error("PRODUCT_UNAVAILABLE", `"${name}" (product ${product.id}) is no longer sold.`, 409);
+    return ctx.error(
+      "PRODUCT_UNAVAILABLE",
+      `"${name}" (product ${product.id}) is no longer sold.`,
+      409,
+    );
   }
   const stock = Number(product.stock);
   if (stock < line.quantity) {

@@ -15,7 +15,10 @@ export default query({
     });
     const orders = await Promise.all(
       page.rows.map(async (order) => {
-        const items = await ctx.db.query("OrderItem", { where: { orderId: order.id }, limit: 1000 });
+        const items = await ctx.db.query("OrderItem", {
+          where: { orderId: order.id },
+          limit: 1000,
+        });
         return {
           id: order.id,
           status: String(order.status),

@@ -83,7 +83,11 @@ describe.each(testDatabases())("the shop on $name", (database) => {
     const names = anonymous.body.map((row) => row.name);
     expect(names).toContain("Enamel mug");
     expect(names).not.toContain("Last season's apron");
-    const hidden = await request(server, "GET", `/api/entities/Product/${product("Last season's apron")}`);
+    const hidden = await request(
+      server,
+      "GET",
+      `/api/entities/Product/${product("Last season's apron")}`,
+    );
     expect(hidden.status).toBe(404);
     const admin = await adminGet(server, "Product", product("Last season's apron"));
     expect(admin.active).toBe(false);
@@ -105,9 +109,14 @@ describe.each(testDatabases())("the shop on $name", (database) => {
     );
     expect(restock.status).toBe(403);
     expect(restock.body.error.code).toBe("POLICY_DENIED");
-    const remove = await request(server, "DELETE", `/api/entities/Product/${product("Enamel mug")}`, {
-      token,
-    });
+    const remove = await request(
+      server,
+      "DELETE",
+      `/api/entities/Product/${product("Enamel mug")}`,
+      {
+        token,
+      },
+    );
     expect(remove.status).toBe(403);
     const anonymous = await request(server, "POST", "/api/entities/Product", {
       body: { name: "x", priceCents: 1, stock: 1, active: true },
@@ -125,7 +134,9 @@ describe.each(testDatabases())("the shop on $name", (database) => {
 
   it("keeps a cart with quantities, line totals and a total", async () => {
     const token = await newUser();
-    expect((await call(server, token, "addToCart", { productId: product("Enamel mug") })).status).toBe(200);
+    expect(
+      (await call(server, token, "addToCart", { productId: product("Enamel mug") })).status,
+    ).toBe(200);
     await call(server, token, "addToCart", { productId: product("Enamel mug"), quantity: 2 });
     const towel = await call<{ id: string }>(server, token, "addToCart", {
       productId: product("Linen tea towel"),
@@ -138,7 +149,9 @@ describe.each(testDatabases())("the shop on $name", (database) => {
     ]);
     expect(cart).toMatchObject({ totalCents: 7200, itemCount: 7 });
 
-    expect((await call(server, token, "updateCartItem", { id: towel.body.id, quantity: 1 })).status).toBe(200);
+    expect(
+      (await call(server, token, "updateCartItem", { id: towel.body.id, quantity: 1 })).status,
+    ).toBe(200);
     cart = (await call<CartView>(server, token, "cart")).body;
     expect(cart).toMatchObject({ totalCents: 4500, itemCount: 4 });
 
@@ -212,9 +225,7 @@ describe.each(testDatabases())("the shop on $name", (database) => {
       itemCount: 5,
     });
     expect(
-      orders.orders[0]?.items
-        .map((item) => [item.name, item.quantity, item.unitPriceCents])
-        .sort(),
+      orders.orders[0]?.items.map((item) => [item.name, item.quantity, item.unitPriceCents]).sort(),
     ).toEqual([
       ["Enamel mug", 2, 1200],
       ["Walnut chopping board", 3, 4500],
@@ -276,9 +287,13 @@ describe.each(testDatabases())("the shop on $name", (database) => {
       body: { stock: 1 },
     });
     for (const token of [ada, bob]) {
-      expect((await call(server, token, "addToCart", { productId: product("Enamel mug") })).status).toBe(200);
+      expect(
+        (await call(server, token, "addToCart", { productId: product("Enamel mug") })).status,
+      ).toBe(200);
     }
-    const results = await Promise.all([ada, bob].map((token) => call<ErrorBody>(server, token, "checkout")));
+    const results = await Promise.all(
+      [ada, bob].map((token) => call<ErrorBody>(server, token, "checkout")),
+    );
     expect(results.map((result) => result.status).sort()).toEqual([200, 409]);
     expect(results.find((result) => result.status === 409)?.body.error.code).toBe("OUT_OF_STOCK");
     expect(await stockOf("Enamel mug")).toBe(0);
@@ -317,14 +332,20 @@ describe.each(testDatabases())("the shop on $name", (database) => {
     const remove = await call<ErrorBody>(server, eve, "removeFromCart", { id: kept.body.id });
     expect(remove.body.error.code).toBe("CART_ITEM_NOT_FOUND");
     expect(
-      (await request(server, "PATCH", `/api/entities/CartItem/${kept.body.id}`, {
-        token: eve,
-        body: { quantity: 9 },
-      })).status,
+      (
+        await request(server, "PATCH", `/api/entities/CartItem/${kept.body.id}`, {
+          token: eve,
+          body: { quantity: 9 },
+        })
+      ).status,
     ).toBe(404);
     const planted = await request<ErrorBody>(server, "POST", "/api/entities/CartItem", {
       token: eve,
-      body: { productId: product("Enamel mug"), quantity: 1, ownerId: (await adminGet(server, "Order", order.body.orderId)).ownerId },
+      body: {
+        productId: product("Enamel mug"),
+        quantity: 1,
+        ownerId: (await adminGet(server, "Order", order.body.orderId)).ownerId,
+      },
     });
     expect(planted.body.error.code).toBe("OWNER_MISMATCH");
 

@@ -17,7 +17,11 @@ export default mutation({
     const users = await ctx.db.query("User", { where: { email }, limit: 1 });
     const user = users.rows[0];
     if (user === undefined) {
-      return ctx.error("USER_NOT_FOUND", "No user has this email; they must sign in once first.", 404);
+      return ctx.error(
+        "USER_NOT_FOUND",
+        "No user has this email; they must sign in once first.",
+        404,
+      );
     }
     const existing = await ctx.db.query("Admin", { where: { userId: user.id }, limit: 1 });
     if (existing.rows.length === 0) await ctx.db.insert("Admin", { userId: user.id });
