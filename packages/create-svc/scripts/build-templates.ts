@@ -1,17 +1,39 @@
-import { cp, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { basename, join } from "node:path";
-import { APP_DEPENDENCIES, APP_DEV_DEPENDENCIES } from "../src/app-package-json.js";
+import { cp, mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { basename, join, relative, sep } from "node:path";
+import { createAppTsconfig, webBuildOutputs } from "../src/app-static-files.js";
+import { formatJSON } from "../src/format-json.js";
 import { TEMPLATES_INDEX_FILE, type TemplateInfo, type TemplatesIndex } from "../src/templates.js";
+import {
+  readTemplatePackage,
+  resolveTemplateVersions,
+  type TemplatePackage,
+} from "./template-package.js";
 
-/** Directories of an example that never become part of a template. */
-const SKIPPED_DIRECTORIES = new Set(["node_modules", ".svc", "dist", ".turbo"]);
+/** Directories that never become part of a template, wherever they are. */
+const SKIPPED_DIRECTORIES = new Set(["node_modules", "dist", "coverage", "test-artifacts"]);
 
 /**
- * The line `create-svc --help` shows for a template, where the example's own
+ * Paths of an example (relative, `/`-separated) a template leaves out: the
+ * monorepo's tests and their config (`turbo.json` included), and the files
+ * the build step or the scaffold write themselves (`tsconfig.json`,
+ * `package.json`, `README.md`).
+ * The web build's output stays out too, see `isTemplateFile`.
+ */
+const SKIPPED_PATHS = new Set([
+  "test",
+  "vitest.config.ts",
+  "turbo.json",
+  "tsconfig.json",
+  "package.json",
+  "README.md",
+  "CHANGELOG.md",
+]);
+
+/**
+ * The line `create-svc --help` shows for a template whose example's
  * `package.json` description speaks about the monorepo instead.
  */
 const DESCRIPTIONS: Readonly<Record<string, string>> = {
-  default: "Notes with an owner: one entity, one policy, a mutation and a query.",
   todo: "Lists and todos with an owner: two entities, an index, queries, mutations and an action.",
 };
 
@@ -37,7 +59,7 @@ async function readJSONObject(path: string): Promise<Record<string, unknown>> {
 }
 
 async function exists(path: string): Promise<boolean> {
-  return readFile(path).then(
+  return stat(path).then(
     () => true,
     () => false,
   );
@@ -84,66 +106,111 @@ export function parseCatalog(yaml: string): Map<string, string> {
 }
 
 /**
- * The version range of each dependency of a generated app: `^<version>` for
- * a workspace package (its version when create-svc is built), the catalog
- * range for anything else.
+ * Whether an example's file belongs in its template (`path` relative to the
+ * example). `buildOutputs` are the files its web build writes
+ * (`public/app.js`), which the generated app builds itself.
  */
-async function resolveVersions(workspaceRoot: string): Promise<Record<string, string>> {
-  const workspace = await workspaceVersions(workspaceRoot);
-  const catalog = parseCatalog(await readFile(join(workspaceRoot, "pnpm-workspace.yaml"), "utf8"));
-  const versions: Record<string, string> = {};
-  for (const name of [...APP_DEPENDENCIES, ...APP_DEV_DEPENDENCIES]) {
-    const version = workspace.get(name);
-    const range = version === undefined ? catalog.get(name) : `^${version}`;
-    if (range === undefined) {
-      throw new Error(`no workspace package or catalog entry for ${name}`);
-    }
-    versions[name] = range;
-  }
-  return versions;
+export function isTemplateFile(path: string, buildOutputs: readonly string[] = []): boolean {
+  const segments = path.split(sep).join("/").split("/");
+  const normalized = segments.join("/");
+  if (SKIPPED_PATHS.has(normalized) || buildOutputs.includes(normalized)) return false;
+  // Dotfiles are local state (`.svc`, `.turbo`) or would not survive npm (`.gitignore`).
+  return !segments.some((segment) => segment.startsWith(".") || SKIPPED_DIRECTORIES.has(segment));
 }
 
-/** Copies one example (its `svc.json` and functions directory) to `outDir/<name>`. */
-async function copyExample(exampleDir: string, outDir: string): Promise<TemplateInfo> {
-  const name = basename(exampleDir);
+/**
+ * The template's standalone `tsconfig.json`, made from the example's: its
+ * compiler options (a front end's `jsx` and DOM `lib`) without the
+ * monorepo's `extends`, checking those of its `include` entries the
+ * template has (`test` stays behind); the functions directory when the
+ * example has no tsconfig.
+ */
+async function templateTsconfig(
+  exampleDir: string,
+  templateDir: string,
+): Promise<Record<string, unknown>> {
   const manifest = await readJSONObject(join(exampleDir, "svc.json"));
-  const packagePath = join(exampleDir, "package.json");
-  const packageJson = (await exists(packagePath)) ? await readJSONObject(packagePath) : {};
   const functionsDir = typeof manifest.functions === "string" ? manifest.functions : "functions";
-  const target = join(outDir, name);
-  await mkdir(target, { recursive: true });
-  await cp(join(exampleDir, "svc.json"), join(target, "svc.json"));
-  await cp(join(exampleDir, functionsDir), join(target, functionsDir), {
+  const path = join(exampleDir, "tsconfig.json");
+  if (!(await exists(path))) return createAppTsconfig({ include: [functionsDir] });
+  const tsconfig = await readJSONObject(path);
+  const compilerOptions = tsconfig.compilerOptions ?? {};
+  if (!isRecord(compilerOptions)) throw new Error(`${path}: compilerOptions is not an object`);
+  const listed: unknown[] = Array.isArray(tsconfig.include) ? tsconfig.include : [functionsDir];
+  const include: string[] = [];
+  for (const entry of listed) {
+    if (typeof entry !== "string") throw new Error(`${path}: include lists a non-string`);
+    if (await exists(join(templateDir, entry))) include.push(entry);
+  }
+  return createAppTsconfig({ include, compilerOptions });
+}
+
+/**
+ * Copies one example to `outDir/<name>` (manifest, functions, web sources,
+ * `public/` without the build output, seed data; see `isTemplateFile`),
+ * writes its standalone `tsconfig.json` and reads what its generated app
+ * depends on.
+ */
+async function copyExample(
+  exampleDir: string,
+  outDir: string,
+): Promise<{ name: string; templatePackage: TemplatePackage }> {
+  const name = basename(exampleDir);
+  const templateDir = join(outDir, name);
+  const packagePath = join(exampleDir, "package.json");
+  const packageJson = (await exists(packagePath)) ? await readJSONObject(packagePath) : undefined;
+  const templatePackage = readTemplatePackage(packageJson, packagePath);
+  const buildOutputs =
+    templatePackage.build === undefined ? [] : webBuildOutputs(templatePackage.build);
+  await cp(exampleDir, templateDir, {
     recursive: true,
-    filter: (source) => !SKIPPED_DIRECTORIES.has(basename(source)),
+    filter: (source) =>
+      source === exampleDir || isTemplateFile(relative(exampleDir, source), buildOutputs),
   });
-  const description =
-    DESCRIPTIONS[name] ??
-    (typeof packageJson.description === "string" ? packageJson.description : `The ${name} app.`);
-  return { name, description };
+  await writeFile(
+    join(templateDir, "tsconfig.json"),
+    formatJSON(await templateTsconfig(exampleDir, templateDir)),
+  );
+  return { name, templatePackage };
 }
 
 /**
  * The build step of create-svc: every `examples/<name>` with an `svc.json`
- * becomes `outDir/<name>` (manifest and functions only; never
- * `node_modules`, `.svc`, `dist`), and `outDir/index.json` records the
- * templates and the dependency ranges a generated app gets.
+ * becomes `outDir/<name>` (without its tests, `node_modules`, dotfiles or
+ * build output), and `outDir/index.json` records the templates (the
+ * example's `description` is the line `--help` shows, its dependencies and
+ * `build` script are the generated app's) and one range per dependency.
  */
 export async function buildTemplates(options: BuildTemplatesOptions): Promise<TemplatesIndex> {
   const examplesDir = join(options.workspaceRoot, "examples");
   await rm(options.outDir, { recursive: true, force: true });
   await mkdir(options.outDir, { recursive: true });
-  const templates: TemplateInfo[] = [];
+  const copied: { name: string; templatePackage: TemplatePackage }[] = [];
   const entries = await readdir(examplesDir, { withFileTypes: true });
   for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
     const exampleDir = join(examplesDir, entry.name);
     if (!entry.isDirectory() || !(await exists(join(exampleDir, "svc.json")))) continue;
-    templates.push(await copyExample(exampleDir, options.outDir));
+    copied.push(await copyExample(exampleDir, options.outDir));
   }
-  const index: TemplatesIndex = {
-    versions: await resolveVersions(options.workspaceRoot),
-    templates,
-  };
+  const versions = resolveTemplateVersions(
+    copied.map((template) => template.templatePackage),
+    {
+      workspace: await workspaceVersions(options.workspaceRoot),
+      catalog: parseCatalog(
+        await readFile(join(options.workspaceRoot, "pnpm-workspace.yaml"), "utf8"),
+      ),
+    },
+  );
+  const templates = copied.map(
+    ({ name, templatePackage }): TemplateInfo => ({
+      name,
+      description: DESCRIPTIONS[name] ?? templatePackage.description ?? `The ${name} app.`,
+      dependencies: Object.keys(templatePackage.dependencies),
+      devDependencies: Object.keys(templatePackage.devDependencies),
+      ...(templatePackage.build !== undefined && { build: templatePackage.build }),
+    }),
+  );
+  const index: TemplatesIndex = { versions, templates };
   await writeFile(
     join(options.outDir, TEMPLATES_INDEX_FILE),
     `${JSON.stringify(index, null, 2)}\n`,

@@ -1,10 +1,18 @@
 import { ScaffoldError } from "./errors.js";
 
-/** Runtime dependencies of a generated app, whose ranges come from the templates index. */
-export const APP_DEPENDENCIES = ["@svc/functions", "@svc/server", "zod"] as const;
-
-/** Development dependencies of a generated app (for `npm run typecheck`). */
+/**
+ * Development dependencies every generated app gets (its `typecheck`
+ * script), whatever its example lists.
+ */
 export const APP_DEV_DEPENDENCIES = ["@types/node", "typescript"] as const;
+
+/** What the generated `package.json` takes from the template. */
+export interface AppPackageTemplate {
+  readonly dependencies: readonly string[];
+  readonly devDependencies: readonly string[];
+  /** The web build (`esbuild web/main.tsx … --outfile=public/app.js`), when the template has one. */
+  readonly build?: string | undefined;
+}
 
 /** The `package.json` of a generated app. */
 export interface AppPackageJson {
@@ -35,29 +43,41 @@ function pick(
 }
 
 /**
- * The `package.json` of a standalone app named `name`. `dev` serves it with
- * `SVC_DEV_MODE=true` (a POSIX shell assignment: macOS, Linux, WSL, Git
- * Bash), `start` is the production shape configured only by the
- * environment. `links` replaces dependencies by other specifiers (the
- * `link:` paths of a checkout). Throws `TEMPLATES_MISSING` when `versions`
- * lacks a dependency.
+ * The `package.json` of a standalone app named `name` made from `template`.
+ * `build` is the template's web build; `dev` runs it (inline, so any
+ * package manager works) and serves the app with `SVC_DEV_MODE=true` (a
+ * POSIX shell assignment: macOS, Linux, WSL, Git Bash); `start` is the
+ * production shape configured only by the environment. `links` replaces
+ * dependencies by other specifiers (the `link:` paths of a checkout).
+ * Throws `TEMPLATES_MISSING` when `versions` lacks a dependency.
  */
 export function createAppPackageJson(
   name: string,
+  template: AppPackageTemplate,
   versions: Readonly<Record<string, string>>,
   links: Readonly<Record<string, string>> = {},
 ): AppPackageJson {
+  const serve = "SVC_DEV_MODE=true svc-server";
+  const dependencies = pick(template.dependencies, versions);
+  for (const [dependency, specifier] of Object.entries(links)) {
+    if (dependency in dependencies) dependencies[dependency] = specifier;
+  }
+  const devDependencies = pick(
+    [...new Set([...template.devDependencies, ...APP_DEV_DEPENDENCIES])].sort(),
+    versions,
+  );
   return {
     name,
     version: "0.1.0",
     private: true,
     type: "module",
     scripts: {
-      dev: "SVC_DEV_MODE=true svc-server",
+      ...(template.build !== undefined && { build: template.build }),
+      dev: template.build === undefined ? serve : `${template.build} && ${serve}`,
       start: "svc-server",
       typecheck: "tsc --noEmit",
     },
-    dependencies: { ...pick(APP_DEPENDENCIES, versions), ...links },
-    devDependencies: pick(APP_DEV_DEPENDENCIES, versions),
+    dependencies,
+    devDependencies,
   };
 }

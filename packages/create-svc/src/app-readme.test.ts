@@ -39,4 +39,26 @@ describe("createAppReadme", () => {
     expect(readme).toContain('$env:SVC_DEV_MODE="true"; npm start');
     expect(readme).toContain("SVC_ADMIN_TOKEN");
   });
+
+  it("says nothing of a build for an app without a front end", () => {
+    const readme = createAppReadme(INPUT);
+    expect(readme).not.toContain("npm run build");
+    expect(readme).not.toContain("`web/`");
+  });
+
+  it("explains the front end: dev builds it, the page is at /, production builds first", () => {
+    const readme = createAppReadme({
+      ...INPUT,
+      template: { ...INPUT.template, build: "esbuild web/main.tsx --outfile=public/app.js" },
+      directories: ["functions", "public", "seed", "web"],
+    });
+    expect(readme).toContain("`npm run dev` builds the front end (`npm run build`)");
+    expect(readme).toContain("open http://localhost:4321\nfor the page");
+    expect(readme).toContain("| `web/` | the React front end;");
+    expect(readme).toContain("| `public/` | the page svc serves at `/`");
+    expect(readme).toContain("| `seed/` | sample rows");
+    // The functions directory has its own row, never a second one.
+    expect(readme.match(/\| `functions\/` \|/g)).toHaveLength(1);
+    expect(readme).toContain("npm run build\nSVC_ADMIN_TOKEN=$(openssl rand -hex 64) npm start");
+  });
 });

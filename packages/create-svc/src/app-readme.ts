@@ -9,15 +9,29 @@ export interface AppFunction {
 export interface AppReadmeInput {
   /** The package name of the app. */
   readonly name: string;
-  /** The template it was made from. */
-  readonly template: { readonly name: string; readonly description: string };
+  /** The template it was made from; `build` is its web build, when it has a front end. */
+  readonly template: {
+    readonly name: string;
+    readonly description: string;
+    readonly build?: string | undefined;
+  };
   /** Entity names declared in `svc.json`. */
   readonly entities: readonly string[];
   /** The server functions: file name without extension, and kind when it could be read. */
   readonly functions: readonly AppFunction[];
   /** The functions directory, relative to the app (`functions`). */
   readonly functionsDir: string;
+  /** The template's other top-level directories (`web`, `public`, `seed`); default none. */
+  readonly directories?: readonly string[];
 }
+
+/** What the README says about a directory a template may bring besides its functions. */
+const DIRECTORY_NOTES: Readonly<Record<string, string>> = {
+  web: "the React front end; `npm run build` bundles `web/main.tsx` with esbuild into `public/app.js`",
+  public:
+    "the page svc serves at `/` beside the API: `index.html`, styles, and the built `app.js` (git-ignored)",
+  seed: "sample rows to load with the admin token (`POST /api/batch`)",
+};
 
 function code(name: string): string {
   return `\`${name}\``;
@@ -31,10 +45,32 @@ function describeFunction(fn: AppFunction): string {
   return fn.type === undefined ? code(fn.name) : `${code(fn.name)} (${fn.type})`;
 }
 
+function directoryRows(input: AppReadmeInput): string {
+  return (input.directories ?? [])
+    .filter((directory) => directory !== input.functionsDir)
+    .map((directory) => {
+      const note = DIRECTORY_NOTES[directory] ?? "part of the template";
+      return `| \`${directory}/\` | ${note} |\n`;
+    })
+    .join("");
+}
+
+function runSection(input: AppReadmeInput): string {
+  if (input.template.build === undefined) {
+    return `\`npm run dev\` serves the app in dev mode at http://localhost:4321 on an
+embedded SQLite file under \`.svc/\`.`;
+  }
+  return `\`npm run dev\` builds the front end (\`npm run build\`), then serves the app in
+dev mode on an embedded SQLite file under \`.svc/\`: open http://localhost:4321
+for the page; the API is at the same address. After changing \`web/\`, run
+\`npm run build\` and reload the page (the server keeps running).`;
+}
+
 /** The README.md of a generated app: how to run it, call it and deploy it. */
 export function createAppReadme(input: AppReadmeInput): string {
   // Queries take optional arguments in the templates, so `{}` is a fair first call.
   const example = (input.functions.find((fn) => fn.type === "query") ?? input.functions[0])?.name;
+  const hasBuild = input.template.build !== undefined;
   return `# ${input.name}
 
 An [svc](https://www.npmjs.com/package/@svc/server) app, created by
@@ -47,9 +83,8 @@ npm install
 npm run dev
 \`\`\`
 
-\`npm run dev\` serves the app in dev mode at http://localhost:4321 on an
-embedded SQLite file under \`.svc/\`. In dev mode the server makes an admin
-token once and keeps it in \`.svc/admin-token\`; use it as a bearer token:
+${runSection(input)} In dev mode the server makes an admin token once and
+keeps it in \`.svc/admin-token\`; use it as a bearer token:
 
 \`\`\`sh
 TOKEN=$(cat .svc/admin-token)
@@ -60,7 +95,7 @@ curl -s -X POST localhost:4321/api/fn/${example ?? "<name>"} \\
 
 The \`dev\` script sets \`SVC_DEV_MODE=true\` the POSIX way, which works on
 macOS, Linux, WSL and Git Bash. In Windows PowerShell run
-\`$env:SVC_DEV_MODE="true"; npm start\` instead (cmd: \`set "SVC_DEV_MODE=true" && npm start\`).
+${hasBuild ? "`npm run build` and then " : ""}\`$env:SVC_DEV_MODE="true"; npm start\` instead (cmd: \`set "SVC_DEV_MODE=true" && npm start\`).
 
 ## What is here
 
@@ -68,14 +103,14 @@ macOS, Linux, WSL and Git Bash. In Windows PowerShell run
 | --- | --- |
 | \`svc.json\` | the manifest: entities (${list(input.entities.map(code))}), their fields and indexes, row policies and trusted origins |
 | \`${input.functionsDir}/\` | server functions, one per file, the file name is the function name: ${list(input.functions.map(describeFunction))}; each answers \`POST /api/fn/<name>\` |
-| \`tsconfig.json\` | type-checking for the functions: \`npm run typecheck\` |
+${directoryRows(input)}| \`tsconfig.json\` | type-checking${hasBuild ? " for the functions and the front end" : " for the functions"}: \`npm run typecheck\` |
 
 Change \`svc.json\` and restart: the server adds new tables and columns
 itself. Add a function by adding a file to \`${input.functionsDir}/\`.
 
 ## Production
 
-\`npm start\` runs \`svc-server\`, configured only by environment variables:
+${hasBuild ? "Build the front end once per release (`npm run build`), then " : ""}\`npm start\` runs \`svc-server\`, configured only by environment variables:
 \`SVC_ADMIN_TOKEN\` (required, at least 64 characters), \`SVC_PORT\` (default
 4321), \`SVC_MANIFEST\` (default \`svc.json\`), \`SVC_DB_PATH\` (default
 \`.svc/data.db\`) or \`DATABASE_URL\` for Postgres. Outside dev mode the
@@ -84,7 +119,7 @@ manifest must list the browser origins of your front end in
 naming the variable.
 
 \`\`\`sh
-SVC_ADMIN_TOKEN=$(openssl rand -hex 64) npm start
+${hasBuild ? "npm run build\n" : ""}SVC_ADMIN_TOKEN=$(openssl rand -hex 64) npm start
 \`\`\`
 `;
 }

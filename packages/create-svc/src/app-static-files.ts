@@ -1,8 +1,47 @@
+/** What the generated `tsconfig.json` checks, beyond the defaults. */
+export interface AppTsconfigOptions {
+  /** The directories type-checked (`["functions", "web"]`): the `include` list. */
+  readonly include: readonly string[];
+  /**
+   * The template's own compiler options (a front end's `jsx` and DOM
+   * `lib`); each replaces the default of that name. Options that only make
+   * sense inside the svc repository are dropped, see `MONOREPO_ONLY_OPTIONS`.
+   */
+  readonly compilerOptions?: Readonly<Record<string, unknown>>;
+}
+
 /**
- * The `tsconfig.json` of a generated app: strict, Node ESM, type-checks the
- * function files only (the server runs them without a build step).
+ * Compiler options an example may set for the monorepo's build that a
+ * standalone app must not inherit: they point at files or an export
+ * condition only the svc repository has.
  */
-export function createAppTsconfig(functionsDir: string): Record<string, unknown> {
+export const MONOREPO_ONLY_OPTIONS: ReadonlySet<string> = new Set([
+  "customConditions",
+  "paths",
+  "baseUrl",
+  "rootDir",
+  "outDir",
+  "composite",
+  "tsBuildInfoFile",
+  "incremental",
+  "declaration",
+  "declarationMap",
+]);
+
+/**
+ * The `tsconfig.json` of a generated app: strict, Node ESM, no emit (the
+ * server runs the function files without a build step, esbuild bundles the
+ * front end), with the template's compiler options on top and no `extends`.
+ *
+ * @example
+ * ```ts
+ * createAppTsconfig({ include: ["functions", "web"], compilerOptions: { jsx: "react-jsx" } });
+ * ```
+ */
+export function createAppTsconfig(options: AppTsconfigOptions): Record<string, unknown> {
+  const own = Object.entries(options.compilerOptions ?? {}).filter(
+    ([option]) => !MONOREPO_ONLY_OPTIONS.has(option),
+  );
   return {
     compilerOptions: {
       target: "ES2023",
@@ -16,13 +55,38 @@ export function createAppTsconfig(functionsDir: string): Record<string, unknown>
       skipLibCheck: true,
       noEmit: true,
       types: ["node"],
+      ...Object.fromEntries(own),
     },
-    include: [functionsDir],
+    include: [...options.include],
   };
 }
 
 /**
- * The `.gitignore` of a generated app. `.svc/` holds the dev database and the
- * dev admin token, which must never be committed.
+ * The files a web build script writes (relative to the app, `/`-separated):
+ * esbuild's `--outfile`, and its source map when `--sourcemap` writes one. Empty
+ * when the script names no `--outfile`.
+ *
+ * @example
+ * ```ts
+ * webBuildOutputs("esbuild web/main.tsx --bundle --sourcemap --outfile=public/app.js");
+ * // ["public/app.js", "public/app.js.map"]
+ * ```
  */
-export const APP_GITIGNORE = "node_modules/\n.svc/\n";
+export function webBuildOutputs(build: string): string[] {
+  const outfile = /(?:^|\s)--outfile[= ]("[^"]+"|'[^']+'|\S+)/.exec(build)?.[1];
+  if (outfile === undefined) return [];
+  const path = outfile.replace(/^["']|["']$/g, "").replace(/^\.\//, "");
+  const sourcemap = /(?:^|\s)--sourcemap(?:=(\S+))?(?:\s|$)/.exec(build);
+  // `--sourcemap=inline` puts the map inside the bundle; every other mode writes `<outfile>.map`.
+  return sourcemap !== null && sourcemap[1] !== "inline" ? [path, `${path}.map`] : [path];
+}
+
+/**
+ * The `.gitignore` of a generated app. `.svc/` holds the dev database and
+ * the dev admin token, which must never be committed; the output of the
+ * template's web `build` (see `webBuildOutputs`) is ignored too.
+ */
+export function createAppGitignore(build?: string): string {
+  const lines = ["node_modules/", ".svc/", ...(build === undefined ? [] : webBuildOutputs(build))];
+  return `${lines.join("\n")}\n`;
+}

@@ -1,26 +1,43 @@
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { ScaffoldError } from "./errors.js";
 
-/** Where each linked package lives in a checkout of the svc repository. */
-const CHECKOUT_PACKAGES: Readonly<Record<string, string>> = {
-  "@svc/functions": "packages/functions",
-  "@svc/server": "apps/server",
-};
+/** The folders of a checkout that hold its packages. */
+const PACKAGE_FOLDERS = ["packages", "apps"];
 
-/** What a package needs built to be linked: its entry points. */
-const BUILT_FILES: Readonly<Record<string, string>> = {
-  "@svc/functions": "dist/index.js",
-  "@svc/server": "dist/main.js",
-};
+/** A package of the checkout: where it is and the files its build writes (main and bins). */
+interface CheckoutPackage {
+  readonly dir: string;
+  readonly builtFiles: readonly string[];
+}
 
-async function readName(dir: string): Promise<unknown> {
+async function readPackage(
+  dir: string,
+): Promise<{ name?: unknown; main?: unknown; bin?: unknown }> {
   try {
-    return (JSON.parse(await readFile(join(dir, "package.json"), "utf8")) as { name?: unknown })
-      .name;
+    const parsed: unknown = JSON.parse(await readFile(join(dir, "package.json"), "utf8"));
+    return typeof parsed === "object" && parsed !== null ? parsed : {};
   } catch {
-    return undefined;
+    return {};
   }
+}
+
+/** Every package of the checkout under `packages/` and `apps/`, by name. */
+async function checkoutPackages(checkout: string): Promise<Map<string, CheckoutPackage>> {
+  const packages = new Map<string, CheckoutPackage>();
+  for (const folder of PACKAGE_FOLDERS) {
+    const entries = await readdir(join(checkout, folder), { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) {
+      if (!entry.isDirectory()) continue;
+      const dir = join(checkout, folder, entry.name);
+      const { name, main, bin } = await readPackage(dir);
+      if (typeof name !== "string") continue;
+      const bins = typeof bin === "object" && bin !== null ? Object.values(bin) : [];
+      const builtFiles = [main, ...bins].filter((file): file is string => typeof file === "string");
+      packages.set(name, { dir, builtFiles });
+    }
+  }
+  return packages;
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -32,27 +49,39 @@ async function exists(path: string): Promise<boolean> {
 
 /**
  * The `link:` dependencies that point a new app at a local checkout of the
- * svc repository instead of the registry: `@svc/server` and
- * `@svc/functions`, each a symlink to the checkout's built package (their
- * own dependencies resolve inside the checkout). Throws `INVALID_CHECKOUT`
- * when `root` is not such a checkout, or is not installed and built.
+ * svc repository instead of the registry: one for each `@svc/*` package in
+ * `dependencies` (such as `@svc/server`, `@svc/functions`, `@svc/client`),
+ * a symlink to the checkout's built package (its own dependencies resolve
+ * inside the checkout). Throws `INVALID_CHECKOUT` when `root` is not such a
+ * checkout, or is not installed and built.
  */
-export async function checkoutLinks(root: string): Promise<Record<string, string>> {
+export async function checkoutLinks(
+  root: string,
+  dependencies: readonly string[],
+): Promise<Record<string, string>> {
   const checkout = resolve(root);
+  const packages = await checkoutPackages(checkout);
+  if (!packages.has("@svc/server")) {
+    throw new ScaffoldError("INVALID_CHECKOUT", {
+      message: `${checkout} is not a checkout of the svc repository (no @svc/server in apps/server).`,
+    });
+  }
   const links: Record<string, string> = {};
-  for (const [name, path] of Object.entries(CHECKOUT_PACKAGES)) {
-    const dir = join(checkout, path);
-    if ((await readName(dir)) !== name) {
+  for (const name of dependencies.filter((dependency) => dependency.startsWith("@svc/"))) {
+    const found = packages.get(name);
+    if (found === undefined) {
       throw new ScaffoldError("INVALID_CHECKOUT", {
-        message: `${checkout} is not a checkout of the svc repository (no ${name} in ${path}).`,
+        message: `${checkout} is not a checkout of the svc repository with ${name} (not under packages/ or apps/).`,
       });
     }
-    if (!(await exists(join(dir, BUILT_FILES[name] ?? "package.json")))) {
-      throw new ScaffoldError("INVALID_CHECKOUT", {
-        message: `${name} in ${checkout} is not built: run pnpm install && pnpm build there first.`,
-      });
+    for (const file of found.builtFiles) {
+      if (!(await exists(join(found.dir, file)))) {
+        throw new ScaffoldError("INVALID_CHECKOUT", {
+          message: `${name} in ${checkout} is not built: run pnpm install && pnpm build there first.`,
+        });
+      }
     }
-    links[name] = `link:${dir}`;
+    links[name] = `link:${found.dir}`;
   }
   return links;
 }

@@ -1,8 +1,8 @@
-import { cp, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { cp, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { basename, extname, join, relative, resolve, sep } from "node:path";
 import { createAppPackageJson } from "./app-package-json.js";
 import { type AppFunction, type AppReadmeInput, createAppReadme } from "./app-readme.js";
-import { APP_GITIGNORE, createAppTsconfig } from "./app-static-files.js";
+import { createAppGitignore, createAppTsconfig } from "./app-static-files.js";
 import { checkoutLinks } from "./checkout.js";
 import { ScaffoldError } from "./errors.js";
 import { formatJSON } from "./format-json.js";
@@ -14,6 +14,9 @@ export const DEFAULT_TEMPLATE = "default";
 
 /** Directories never copied from a template (build output, local state). */
 const SKIPPED_DIRECTORIES = new Set(["node_modules", ".svc", "dist", ".turbo"]);
+
+/** Files of a template the scaffold writes itself instead of copying. */
+const GENERATED_FILES = new Set(["svc.json", "package.json", "README.md", ".gitignore"]);
 
 /** Entries a target directory may already hold and still count as empty. */
 const IGNORED_TARGET_ENTRIES = new Set([".git"]);
@@ -33,9 +36,9 @@ export interface ScaffoldOptions {
   /** A directory of built templates; default the ones shipped with create-svc. */
   readonly templatesDir?: string;
   /**
-   * A built checkout of the svc repository: the app depends on its
-   * `@svc/server` and `@svc/functions` through `link:` paths (install it
-   * with pnpm) instead of the registry's releases.
+   * A built checkout of the svc repository: the app depends on its `@svc/*`
+   * packages (`@svc/server`, `@svc/functions`, `@svc/client`, …) through
+   * `link:` paths (install it with pnpm) instead of the registry's releases.
    */
   readonly checkout?: string;
 }
@@ -118,6 +121,22 @@ async function readFunctions(functionsDir: string): Promise<AppFunction[]> {
   );
 }
 
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** The directories at the top of a template (`functions`, `web`, `public`), sorted. */
+async function topLevelDirectories(templateDir: string): Promise<string[]> {
+  const entries = await readdir(templateDir, { withFileTypes: true });
+  return entries
+    .filter((entry) => entry.isDirectory() && !SKIPPED_DIRECTORIES.has(entry.name))
+    .map((entry) => entry.name)
+    .sort();
+}
+
 async function listFiles(root: string): Promise<string[]> {
   const entries = await readdir(root, { recursive: true, withFileTypes: true });
   return entries
@@ -129,12 +148,14 @@ async function listFiles(root: string): Promise<string[]> {
 
 /**
  * Creates a standalone svc app from a template: the template's `svc.json`
- * (its `name` set to the app's) and functions directory, plus a generated
- * `package.json` (scripts `dev`, `start`, `typecheck`; dependencies on
- * `@svc/server`, `@svc/functions` and `zod` at the versions create-svc was
- * built with), `tsconfig.json`, `README.md` and `.gitignore`. Throws
- * `ScaffoldError` (`UNKNOWN_TEMPLATE`, `INVALID_NAME`, `TARGET_NOT_EMPTY`,
- * `TEMPLATES_MISSING`) before writing anything.
+ * (its `name` set to the app's), functions, and whatever else it holds (a
+ * React front end's `web/` and `public/`, seed data), its `tsconfig.json`
+ * (no `extends`; `jsx` for a front end), plus a generated `package.json`
+ * (scripts `build` for a front end, `dev` building it first, `start`,
+ * `typecheck`; the template's dependencies at the versions create-svc was
+ * built with), `README.md` and `.gitignore`. Throws `ScaffoldError`
+ * (`UNKNOWN_TEMPLATE`, `INVALID_NAME`, `TARGET_NOT_EMPTY`,
+ * `TEMPLATES_MISSING`, `INVALID_CHECKOUT`) before writing anything.
  *
  * @example
  * ```ts
@@ -182,29 +203,39 @@ export async function scaffold(options: ScaffoldOptions): Promise<ScaffoldResult
       cause,
     });
   }
-  const links = options.checkout === undefined ? {} : await checkoutLinks(options.checkout);
-  const packageJson = createAppPackageJson(name, index.versions, links);
+  const links =
+    options.checkout === undefined
+      ? {}
+      : await checkoutLinks(options.checkout, template.dependencies);
+  const packageJson = createAppPackageJson(name, template, index.versions, links);
+  const tsconfigPath = join(templateDir, "tsconfig.json");
+  const tsconfig = (await exists(tsconfigPath))
+    ? await readFile(tsconfigPath, "utf8")
+    : formatJSON(createAppTsconfig({ include: [functionsDir] }));
   const readme: AppReadmeInput = {
     name,
     template,
     entities: entityNames(manifest),
     functions,
     functionsDir,
+    directories: await topLevelDirectories(templateDir),
   };
 
   await mkdir(targetDir, { recursive: true });
-  await cp(functionsSource, resolve(targetDir, functionsDir), {
+  await cp(templateDir, targetDir, {
     recursive: true,
-    filter: (source) => !SKIPPED_DIRECTORIES.has(basename(source)),
+    filter: (source) => {
+      const path = relative(templateDir, source);
+      return !(
+        GENERATED_FILES.has(path) || path.split(sep).some((part) => SKIPPED_DIRECTORIES.has(part))
+      );
+    },
   });
   await writeFile(join(targetDir, "svc.json"), formatJSON({ ...manifest, name }));
   await writeFile(join(targetDir, "package.json"), `${JSON.stringify(packageJson, null, 2)}\n`);
-  await writeFile(
-    join(targetDir, "tsconfig.json"),
-    `${JSON.stringify(createAppTsconfig(functionsDir), null, 2)}\n`,
-  );
+  await writeFile(join(targetDir, "tsconfig.json"), tsconfig);
   await writeFile(join(targetDir, "README.md"), createAppReadme(readme));
-  await writeFile(join(targetDir, ".gitignore"), APP_GITIGNORE);
+  await writeFile(join(targetDir, ".gitignore"), createAppGitignore(template.build));
 
   return { targetDir, name, template: template.name, files: await listFiles(targetDir) };
 }

@@ -9,6 +9,12 @@ export interface TemplateInfo {
   readonly name: string;
   /** One line on what the template contains (the example's description). */
   readonly description: string;
+  /** Names of the generated app's dependencies; their ranges are in the index's `versions`. */
+  readonly dependencies: readonly string[];
+  /** Names of the generated app's development dependencies (type-checking, the web build). */
+  readonly devDependencies: readonly string[];
+  /** The example's `build` script (its web build), when it has one. */
+  readonly build?: string;
 }
 
 /**
@@ -37,8 +43,19 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === "string");
+}
+
 function isTemplateInfo(value: unknown): value is TemplateInfo {
-  return isRecord(value) && typeof value.name === "string" && typeof value.description === "string";
+  return (
+    isRecord(value) &&
+    typeof value.name === "string" &&
+    typeof value.description === "string" &&
+    isStringArray(value.dependencies) &&
+    isStringArray(value.devDependencies) &&
+    (value.build === undefined || typeof value.build === "string")
+  );
 }
 
 function parseTemplatesIndex(value: unknown): TemplatesIndex | undefined {
@@ -53,7 +70,16 @@ function parseTemplatesIndex(value: unknown): TemplatesIndex | undefined {
   const templates: TemplateInfo[] = [];
   for (const entry of value.templates) {
     if (!isTemplateInfo(entry)) return undefined;
-    templates.push({ name: entry.name, description: entry.description });
+    // Every dependency needs its range: a template naming one the index lacks is malformed.
+    const names = [...entry.dependencies, ...entry.devDependencies];
+    if (names.some((name) => versions[name] === undefined)) return undefined;
+    templates.push({
+      name: entry.name,
+      description: entry.description,
+      dependencies: [...entry.dependencies],
+      devDependencies: [...entry.devDependencies],
+      ...(entry.build !== undefined && { build: entry.build }),
+    });
   }
   return { versions, templates };
 }

@@ -1,5 +1,5 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, relative, sep } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildTemplates, parseCatalog } from "../scripts/build-templates.js";
 import { readTemplatesIndex } from "../src/templates.js";
@@ -10,6 +10,15 @@ function write(path: string, content: string): void {
   writeFileSync(path, content);
 }
 
+/** The examples with a manifest: every one is a template. */
+const EXAMPLES = readdirSync(join(WORKSPACE_ROOT, "examples"))
+  .filter((name) => existsSync(join(WORKSPACE_ROOT, "examples", name, "svc.json")))
+  .sort();
+
+function readJSON(path: string): unknown {
+  return JSON.parse(readFileSync(path, "utf8"));
+}
+
 function readVersion(path: string): string {
   const manifest: unknown = JSON.parse(readFileSync(path, "utf8"));
   if (typeof manifest === "object" && manifest !== null && "version" in manifest) {
@@ -18,7 +27,12 @@ function readVersion(path: string): string {
   throw new Error(`${path} has no version`);
 }
 
-/** A tiny monorepo: one example with local state beside its functions. */
+const WEB_BUILD = "esbuild web/main.tsx --bundle --format=esm --sourcemap --outfile=public/app.js";
+
+/**
+ * A tiny monorepo: `notes`, functions only, with local state beside them;
+ * `board`, with a React front end, tests and monorepo config.
+ */
 function fakeWorkspace(root: string): void {
   write(
     join(root, "pnpm-workspace.yaml"),
@@ -31,6 +45,9 @@ function fakeWorkspace(root: string): void {
       "  # a comment",
       "  typescript: ~5.9.3",
       "  zod: '^4.7.0'",
+      "  react: ^19.3.1",
+      "  esbuild: ^0.28.2",
+      "  vitest: ^5.1.1",
       "",
       "allowBuilds:",
       "  esbuild: false",
@@ -40,37 +57,134 @@ function fakeWorkspace(root: string): void {
     join(root, "packages/functions/package.json"),
     '{"name":"@svc/functions","version":"1.2.3"}',
   );
+  write(join(root, "packages/client/package.json"), '{"name":"@svc/client","version":"1.5.0"}');
   write(join(root, "apps/server/package.json"), '{"name":"@svc/server","version":"2.0.0"}');
-  const example = join(root, "examples/notes");
-  write(join(example, "svc.json"), '{"manifest_version":1,"name":"notes","functions":"fns"}');
-  write(join(example, "package.json"), '{"name":"@x/notes","description":"Some notes."}');
-  write(join(example, "fns/addNote.ts"), "export default {};\n");
-  write(join(example, "fns/nested/helper.ts"), "export const x = 1;\n");
-  write(join(example, "fns/node_modules/dep/index.js"), "");
-  write(join(example, "node_modules/zod/package.json"), "{}");
-  write(join(example, ".svc/data.db"), "");
-  write(join(example, "dist/index.js"), "");
+  write(join(root, "tooling/package.json"), '{"name":"@svc/tooling","version":"0.0.0"}');
+
+  const notes = join(root, "examples/notes");
+  write(join(notes, "svc.json"), '{"manifest_version":1,"name":"notes","functions":"fns"}');
+  write(
+    join(notes, "package.json"),
+    JSON.stringify({
+      name: "@x/notes",
+      description: "Some notes.",
+      dependencies: { "@svc/functions": "workspace:*", zod: "catalog:" },
+      devDependencies: { typescript: "catalog:" },
+    }),
+  );
+  write(join(notes, "fns/addNote.ts"), "export default {};\n");
+  write(join(notes, "fns/nested/helper.ts"), "export const x = 1;\n");
+  write(join(notes, "fns/node_modules/dep/index.js"), "");
+  write(join(notes, "node_modules/zod/package.json"), "{}");
+  write(join(notes, ".svc/data.db"), "");
+  write(join(notes, "dist/index.js"), "");
+
+  const board = join(root, "examples/board");
+  write(join(board, "svc.json"), '{"manifest_version":1,"name":"board"}');
+  write(
+    join(board, "package.json"),
+    JSON.stringify({
+      name: "@x/board",
+      description: "A board with a page.",
+      scripts: { build: WEB_BUILD, test: "vitest run" },
+      dependencies: {
+        "@svc/client": "workspace:*",
+        "@svc/functions": "workspace:*",
+        react: "catalog:",
+        zod: "catalog:",
+      },
+      devDependencies: {
+        "@svc/server": "workspace:*",
+        "@svc/tooling": "workspace:*",
+        esbuild: "catalog:",
+        typescript: "catalog:",
+        vitest: "catalog:",
+      },
+    }),
+  );
+  write(
+    join(board, "tsconfig.json"),
+    JSON.stringify({
+      extends: "../../tooling/tsconfig/base.json",
+      compilerOptions: { jsx: "react-jsx", lib: ["ES2023", "DOM"], customConditions: ["x"] },
+      include: ["functions", "web", "test"],
+    }),
+  );
+  write(join(board, "functions/listCards.ts"), "export default {};\n");
+  write(join(board, "web/main.tsx"), "export {};\n");
+  write(join(board, "public/index.html"), "<!doctype html>\n");
+  write(join(board, "public/style.css"), "body {}\n");
+  write(join(board, "public/app.js"), "built");
+  write(join(board, "public/app.js.map"), "{}");
+  write(join(board, "seed/cards.json"), "{}");
+  write(join(board, "test/board.test.ts"), "");
+  write(join(board, "vitest.config.ts"), "");
+  write(join(board, "turbo.json"), "{}");
+  write(join(board, "README.md"), "# board\n");
+  write(join(board, ".turbo/turbo-build.log"), "");
+
   write(join(root, "examples/not-an-app/README.md"), "no manifest here\n");
 }
 
+/** Every file under `dir`, relative and sorted. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(dir, join(entry.parentPath, entry.name)).split(sep).join("/"))
+    .sort();
+}
+
 describe("buildTemplates", () => {
-  it("copies each example's manifest and functions, and nothing else", async () => {
+  it("copies each example's sources, and not its tests, config, state or build output", async () => {
     using temp = tempDir();
     fakeWorkspace(temp.path);
     const outDir = join(temp.path, "out");
-    const index = await buildTemplates({ workspaceRoot: temp.path, outDir });
+    await buildTemplates({ workspaceRoot: temp.path, outDir });
 
-    expect(index.templates).toEqual([{ name: "notes", description: "Some notes." }]);
-    expect(existsSync(join(outDir, "notes/svc.json"))).toBe(true);
-    expect(existsSync(join(outDir, "notes/fns/addNote.ts"))).toBe(true);
-    expect(existsSync(join(outDir, "notes/fns/nested/helper.ts"))).toBe(true);
-    for (const skipped of ["fns/node_modules", "node_modules", ".svc", "dist", "package.json"]) {
-      expect(existsSync(join(outDir, "notes", skipped)), skipped).toBe(false);
-    }
-    expect(existsSync(join(outDir, "not-an-app"))).toBe(false);
+    expect(readdirSync(outDir).sort()).toEqual(["board", "index.json", "notes"]);
+    expect(filesUnder(join(outDir, "notes"))).toEqual([
+      "fns/addNote.ts",
+      "fns/nested/helper.ts",
+      "svc.json",
+      "tsconfig.json",
+    ]);
+    expect(filesUnder(join(outDir, "board"))).toEqual([
+      "functions/listCards.ts",
+      "public/index.html",
+      "public/style.css",
+      "seed/cards.json",
+      "svc.json",
+      "tsconfig.json",
+      "web/main.tsx",
+    ]);
+    expect(readFileSync(join(outDir, "board/web/main.tsx"), "utf8")).toBe("export {};\n");
   });
 
-  it("takes workspace package versions as caret ranges and the rest from the catalog", async () => {
+  it("writes a standalone tsconfig: the example's options and directories, no extends", async () => {
+    using temp = tempDir();
+    fakeWorkspace(temp.path);
+    const outDir = join(temp.path, "out");
+    await buildTemplates({ workspaceRoot: temp.path, outDir });
+
+    const board = readJSON(join(outDir, "board/tsconfig.json"));
+    expect(board).toEqual({
+      compilerOptions: expect.objectContaining({
+        jsx: "react-jsx",
+        lib: ["ES2023", "DOM"],
+        module: "NodeNext",
+        strict: true,
+      }),
+      include: ["functions", "web"],
+    });
+    expect(JSON.stringify(board)).not.toMatch(/extends|customConditions/);
+    // No tsconfig in the example: the functions directory its manifest names.
+    expect(readJSON(join(outDir, "notes/tsconfig.json"))).toMatchObject({
+      include: ["fns"],
+      compilerOptions: { lib: ["ES2023"] },
+    });
+  });
+
+  it("indexes each template's dependencies, build and description", async () => {
     using temp = tempDir();
     fakeWorkspace(temp.path);
     const outDir = join(temp.path, "out");
@@ -78,13 +192,32 @@ describe("buildTemplates", () => {
 
     expect(await readTemplatesIndex(outDir)).toEqual({
       versions: {
+        "@svc/client": "^1.5.0",
         "@svc/functions": "^1.2.3",
         "@svc/server": "^2.0.0",
-        zod: "^4.7.0",
         "@types/node": "^24.1.0",
+        esbuild: "^0.28.2",
+        react: "^19.3.1",
         typescript: "~5.9.3",
+        zod: "^4.7.0",
       },
-      templates: [{ name: "notes", description: "Some notes." }],
+      templates: [
+        {
+          name: "board",
+          description: "A board with a page.",
+          // @svc/server is the app's runtime even where the example keeps it for its tests.
+          dependencies: ["@svc/client", "@svc/functions", "@svc/server", "react", "zod"],
+          // The monorepo's test tooling (@svc/tooling, vitest) stays behind.
+          devDependencies: ["@types/node", "esbuild", "typescript"],
+          build: WEB_BUILD,
+        },
+        {
+          name: "notes",
+          description: "Some notes.",
+          dependencies: ["@svc/functions", "@svc/server", "zod"],
+          devDependencies: ["@types/node", "typescript"],
+        },
+      ],
     });
   });
 
@@ -97,16 +230,38 @@ describe("buildTemplates", () => {
     expect(existsSync(join(outDir, "stale"))).toBe(false);
   });
 
-  it("builds default and todo from this repository at its current versions", async () => {
+  it("refuses an example whose dependency has no range to publish", async () => {
+    using temp = tempDir();
+    fakeWorkspace(temp.path);
+    write(
+      join(temp.path, "examples/notes/package.json"),
+      JSON.stringify({ dependencies: { "left-pad": "link:../left-pad" } }),
+    );
+    await expect(
+      buildTemplates({ workspaceRoot: temp.path, outDir: join(temp.path, "out") }),
+    ).rejects.toThrow(/left-pad/);
+  });
+
+  it("builds every example of this repository at its current versions", async () => {
     using temp = tempDir();
     const index = await buildTemplates({ workspaceRoot: WORKSPACE_ROOT, outDir: temp.path });
     const names = index.templates.map((template) => template.name);
-    expect(names).toEqual(expect.arrayContaining(["default", "todo"]));
+    expect(names).toEqual(EXAMPLES);
     const server = readVersion(join(WORKSPACE_ROOT, "apps/server/package.json"));
     const functions = readVersion(join(WORKSPACE_ROOT, "packages/functions/package.json"));
     expect(index.versions["@svc/server"]).toBe(`^${server}`);
     expect(index.versions["@svc/functions"]).toBe(`^${functions}`);
     expect(index.versions.zod).toMatch(/^[\^~]?\d/);
+    for (const template of index.templates) {
+      expect(template.dependencies, template.name).toEqual(
+        expect.arrayContaining(["@svc/functions", "@svc/server"]),
+      );
+      // Whatever builds a front end is installed with the app.
+      if (template.build !== undefined) {
+        expect(template.devDependencies, template.name).toContain("esbuild");
+        expect(existsSync(join(temp.path, template.name, "public/index.html"))).toBe(true);
+      }
+    }
   });
 });
 

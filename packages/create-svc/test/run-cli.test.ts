@@ -38,8 +38,12 @@ describe("create-svc", () => {
       const result = await run(argv);
       expect(result).toMatchObject({ code: 0, stderr: "" });
       expect(result.stdout).toContain("Usage: create-svc <dir> [--template <name>]");
-      expect(result.stdout).toMatch(/^ {2}default {2}\S/m);
-      expect(result.stdout).toMatch(/^ {2}todo {5}\S/m);
+      // One line per template, the descriptions in one column.
+      const lines = result.stdout.split("\n").filter((line) => /^ {2}[a-z-]+ {2,}\S/.test(line));
+      const names = lines.map((line) => line.trim().split(" ")[0]);
+      expect(names).toEqual(templates.index.templates.map((template) => template.name));
+      expect(names).toEqual(expect.arrayContaining(["ai-chat", "default", "todo", "waitlist"]));
+      expect(new Set(lines.map((line) => /^ {2}[a-z-]+ +/.exec(line)?.[0].length)).size).toBe(1);
     },
   );
 
@@ -78,7 +82,7 @@ describe("create-svc", () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toBe("");
     expect(result.stderr).toMatch(/^create-svc: There is no template "nope"/);
-    expect(result.stderr).toMatch(/Templates:\n {2}default/);
+    expect(result.stderr).toMatch(/Templates:\n {2}ai-chat .*\n(.*\n)* {2}default /);
     expect(existsSync(join(temp.path, "app"))).toBe(false);
   });
 

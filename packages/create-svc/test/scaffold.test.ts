@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative, sep } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ScaffoldError, scaffold } from "../src/index.js";
 import { buildTestTemplates, tempDir, WORKSPACE_ROOT } from "./helpers.js";
@@ -14,13 +14,33 @@ function readJSON(path: string): unknown {
   return JSON.parse(readFileSync(path, "utf8"));
 }
 
+const SERVE = "SVC_DEV_MODE=true svc-server";
+
+/** Every file under `dir`, relative with `/` separators, sorted. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(dir, join(entry.parentPath, entry.name)).split(sep).join("/"))
+    .sort();
+}
+
 const TEMPLATE_NAMES = readdirSync(join(WORKSPACE_ROOT, "examples")).filter((name) =>
   existsSync(join(WORKSPACE_ROOT, "examples", name, "svc.json")),
 );
 
 describe("scaffold", () => {
-  it("knows the default and todo templates", () => {
-    expect(TEMPLATE_NAMES).toEqual(expect.arrayContaining(["default", "todo"]));
+  it("knows a template for every example", () => {
+    expect(TEMPLATE_NAMES).toEqual(
+      expect.arrayContaining([
+        "default",
+        "todo",
+        "chat",
+        "shop",
+        "consumer",
+        "waitlist",
+        "ai-chat",
+      ]),
+    );
     expect(templates.index.templates.map((template) => template.name)).toEqual(
       [...TEMPLATE_NAMES].sort(),
     );
@@ -31,27 +51,32 @@ describe("scaffold", () => {
     const targetDir = join(temp.path, "my-app");
     const result = await scaffold({ template, targetDir, templatesDir: templates.dir });
     const example = join(WORKSPACE_ROOT, "examples", template);
-    const functionFiles = readdirSync(join(example, "functions"))
-      .filter((file) => /\.(ts|mts|js|mjs)$/.test(file))
-      .map((file) => `functions/${file}`);
+    const templateDir = join(templates.dir, template);
+    const info = templates.index.templates.find((candidate) => candidate.name === template);
+    const generated = ["package.json", "README.md", ".gitignore"];
 
-    expect(result).toEqual({
-      targetDir,
-      name: "my-app",
-      template,
-      files: [
-        ".gitignore",
-        "README.md",
-        ...functionFiles,
-        "package.json",
-        "svc.json",
-        "tsconfig.json",
-      ].sort(),
-    });
-    for (const file of functionFiles) {
-      expect(readFileSync(join(targetDir, file), "utf8")).toBe(
+    expect(result).toMatchObject({ targetDir, name: "my-app", template });
+    expect(result.files).toEqual([...filesUnder(templateDir), ...generated].sort());
+    expect(filesUnder(targetDir)).toEqual(result.files);
+    for (const file of filesUnder(templateDir).filter((file) => file !== "svc.json")) {
+      expect(readFileSync(join(targetDir, file), "utf8"), file).toBe(
+        readFileSync(join(templateDir, file), "utf8"),
+      );
+    }
+    // The sources come over from the example unchanged; no test, no build output.
+    const sources = ["functions", "web"].flatMap((dir) =>
+      existsSync(join(example, dir))
+        ? filesUnder(join(example, dir)).map((f) => `${dir}/${f}`)
+        : [],
+    );
+    expect(sources.length).toBeGreaterThan(0);
+    for (const file of sources) {
+      expect(readFileSync(join(targetDir, file), "utf8"), file).toBe(
         readFileSync(join(example, file), "utf8"),
       );
+    }
+    for (const left of ["test", "vitest.config.ts", "turbo.json", "public/app.js", ".turbo"]) {
+      expect(existsSync(join(targetDir, left)), left).toBe(false);
     }
 
     const exampleManifest = readJSON(join(example, "svc.json"));
@@ -60,6 +85,25 @@ describe("scaffold", () => {
       name: "my-app",
     });
 
+    // The example's own package.json says what the app depends on, minus the monorepo's test tools.
+    const examplePackage = readJSON(join(example, "package.json")) as {
+      scripts?: Record<string, string>;
+      dependencies?: Record<string, string>;
+      devDependencies?: Record<string, string>;
+    };
+    const build = examplePackage.scripts?.build;
+    expect(info?.build).toBe(build);
+    const testTools = new Set(["@svc/server", "@svc/tooling", "vitest", "playwright-core"]);
+    const dependencies = [...Object.keys(examplePackage.dependencies ?? {}), "@svc/server"];
+    const devDependencies = [
+      ...Object.keys(examplePackage.devDependencies ?? {}).filter((name) => !testTools.has(name)),
+      "@types/node",
+      "typescript",
+    ];
+    const ranges = (names: string[]) =>
+      Object.fromEntries(
+        [...new Set(names)].sort().map((name) => [name, templates.index.versions[name]]),
+      );
     const packageJson = readJSON(join(targetDir, "package.json"));
     expect(packageJson).toEqual({
       name: "my-app",
@@ -67,36 +111,43 @@ describe("scaffold", () => {
       private: true,
       type: "module",
       scripts: {
-        dev: "SVC_DEV_MODE=true svc-server",
+        ...(build !== undefined && { build }),
+        dev: build === undefined ? SERVE : `${build} && ${SERVE}`,
         start: "svc-server",
         typecheck: "tsc --noEmit",
       },
-      dependencies: {
-        "@svc/functions": templates.index.versions["@svc/functions"],
-        "@svc/server": templates.index.versions["@svc/server"],
-        zod: templates.index.versions.zod,
-      },
-      devDependencies: {
-        "@types/node": templates.index.versions["@types/node"],
-        typescript: templates.index.versions.typescript,
-      },
+      dependencies: ranges(dependencies),
+      devDependencies: ranges(devDependencies),
     });
     expect(packageJson).toMatchObject({
       dependencies: { "@svc/server": expect.stringMatching(/^\^\d+\.\d+\.\d+/) },
     });
 
     const tsconfig = readJSON(join(targetDir, "tsconfig.json"));
-    expect(tsconfig).toMatchObject({ include: ["functions"], compilerOptions: { strict: true } });
-    expect(JSON.stringify(tsconfig)).not.toContain("extends");
+    expect(tsconfig).toMatchObject({ compilerOptions: { strict: true, noEmit: true } });
+    expect(JSON.stringify(tsconfig)).not.toMatch(/extends|customConditions|"test"/);
+    const include = (tsconfig as { include: string[] }).include;
+    expect(include).toContain("functions");
+    if (existsSync(join(example, "web"))) {
+      expect(include).toContain("web");
+      expect(tsconfig).toMatchObject({ compilerOptions: { jsx: "react-jsx" } });
+    }
 
     const readme = readFileSync(join(targetDir, "README.md"), "utf8");
     expect(readme).toMatch(/^# my-app\n/);
     expect(readme).toContain(`\`${template}\` template`);
     expect(readme).toContain("npm run dev");
-    for (const file of functionFiles) {
-      expect(readme).toContain(`\`${file.replace(/^functions\/|\.\w+$/g, "")}\` (`);
+    for (const file of readdirSync(join(example, "functions"))) {
+      if (/^[A-Za-z]\w*\.(ts|mts|js|mjs)$/.test(file)) {
+        expect(readme).toContain(`\`${file.replace(/\.\w+$/, "")}\``);
+      }
     }
-    expect(readFileSync(join(targetDir, ".gitignore"), "utf8")).toContain(".svc/");
+    const gitignore = readFileSync(join(targetDir, ".gitignore"), "utf8");
+    expect(gitignore).toContain(".svc/");
+    if (build !== undefined) {
+      expect(gitignore).toContain("public/app.js\n");
+      expect(readme).toContain("npm run build");
+    }
   });
 
   it("uses the default template when none is named", async () => {
@@ -193,6 +244,17 @@ describe("scaffold", () => {
       },
     ],
     [
+      "an index naming a dependency it has no version for",
+      (dir: string) => {
+        const entry = { name: "x", description: "", dependencies: ["zod"], devDependencies: [] };
+        writeFileSync(
+          join(dir, "index.json"),
+          JSON.stringify({ versions: {}, templates: [entry] }),
+        );
+        return dir;
+      },
+    ],
+    [
       "an index that is not JSON",
       (dir: string) => {
         writeFileSync(join(dir, "index.json"), "{");
@@ -225,7 +287,14 @@ describe("scaffold with a hand-made templates directory", () => {
       join(dir, "index.json"),
       JSON.stringify({
         versions: templates.index.versions,
-        templates: [{ name: "mini", description: "A tiny one." }],
+        templates: [
+          {
+            name: "mini",
+            description: "A tiny one.",
+            dependencies: ["@svc/functions", "@svc/server", "zod"],
+            devDependencies: ["@types/node", "typescript"],
+          },
+        ],
       }),
     );
     return dir;
