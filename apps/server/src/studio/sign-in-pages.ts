@@ -57,7 +57,10 @@ export function safeReturnPath(next: string | undefined): string {
   }
   const { origin, pathname, search } = parsed;
   // Dot segments (also percent-encoded ones) are resolved by the parser first.
-  if (origin !== PLACEHOLDER_ORIGIN || !(pathname === STUDIO_PATH || pathname.startsWith(`${STUDIO_PATH}/`)))
+  if (
+    origin !== PLACEHOLDER_ORIGIN ||
+    !(pathname === STUDIO_PATH || pathname.startsWith(`${STUDIO_PATH}/`))
+  )
     return STUDIO_PATH;
   // Never back to the sign-in or sign-out endpoints themselves.
   if (pathname.startsWith(`${STUDIO_PATH}/sign-`)) return STUDIO_PATH;

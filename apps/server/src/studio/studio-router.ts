@@ -78,7 +78,11 @@ export function createStudioRouter(options: StudioOptions): Router {
         home ? 200 : 401,
         home
           ? renderSignIn(options.devMode)
-          : renderSignIn(options.devMode, error, req.method === "GET" ? req.originalUrl : undefined),
+          : renderSignIn(
+              options.devMode,
+              error,
+              req.method === "GET" ? req.originalUrl : undefined,
+            ),
       );
       return;
     }

@@ -1,0 +1,245 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { TestDatabaseTarget } from "@svc/tooling/databases";
+import { expect } from "vitest";
+import {
+  type AuthTestServer,
+  createClock,
+  startAuthServer,
+  TRUSTED_ORIGIN,
+} from "./auth-fixtures.js";
+import { ADMIN_TOKEN, databaseEnv } from "./fixtures.js";
+
+// The studio tests' app and an HTTP client that behaves like a browser
+// on the studio's forms: it keeps the studio cookie, reads the CSRF token
+// out of each page and posts url-encoded forms with the page's Origin.
+
+/**
+ * An app with every field kind the studio's forms handle: Notes are
+ * owner-only (so only the admin studio sees them all), Users feed the
+ * users page, and the functions echo, refuse (403, so a refused job goes
+ * dead at once) and schedule jobs.
+ */
+export function writeStudioApp(dir: string): string {
+  const manifest = {
+    manifest_version: 1,
+    name: "studio-app",
+    version: "1",
+    auth: { trustedOrigins: [TRUSTED_ORIGIN] },
+    entities: [
+      {
+        name: "User",
+        fields: [
+          { name: "email", type: "string", unique: true },
+          { name: "emailVerified", type: "string", optional: true },
+          { name: "name", type: "string", optional: true },
+        ],
+      },
+      {
+        name: "Note",
+        fields: [
+          { name: "title", type: "string" },
+          { name: "count", type: "int" },
+          { name: "done", type: "bool" },
+          { name: "tag", type: "enum", values: ["red", "blue"] },
+          { name: "meta", type: "json", optional: true },
+          { name: "ownerId", type: "string", owner: true },
+          { name: "createdAt", type: "datetime", defaultNow: true },
+        ],
+      },
+    ],
+    policies: [
+      {
+        name: "own notes",
+        entity: "Note",
+        allowRead: "auth.userId == data.ownerId",
+        allowInsert: "auth.userId != null",
+        allowUpdate: "auth.userId == existing.ownerId",
+        allowDelete: "auth.userId == existing.ownerId",
+      },
+    ],
+  };
+  writeFileSync(join(dir, "svc.json"), JSON.stringify(manifest));
+  const functions = join(dir, "functions");
+  mkdirSync(functions);
+  const write = (name: string, source: string): void =>
+    writeFileSync(join(functions, `${name}.mjs`), source);
+  write(
+    "echo",
+    `export default { type: "query", handler: async (ctx, args) => ({ echoed: args, admin: ctx.auth.isAdmin }) };\n`,
+  );
+  write(
+    "refuse",
+    `export default { type: "mutation", handler: async (ctx) => ctx.error("REFUSED", "This is refused.", 403) };\n`,
+  );
+  write(
+    "scheduleRefused",
+    `export default {
+  type: "mutation",
+  handler: async (ctx, args) => ({ jobId: await ctx.scheduler.runAfter(0, "refuse", args) }),
+};
+`,
+  );
+  write(
+    "scheduleLater",
+    `export default {
+  type: "action",
+  handler: async (ctx, args) => ({ jobId: await ctx.scheduler.runAt(Date.UTC(2040, 0, 1), "refuse", args) }),
+};
+`,
+  );
+  return join(dir, "svc.json");
+}
+
+/** Boots the real server on `target` with the studio app in `dir` and a frozen clock. */
+export function startStudioServer(
+  target: TestDatabaseTarget,
+  dir: string,
+  env: Record<string, string> = {},
+): Promise<AuthTestServer> {
+  return startAuthServer(
+    {
+      ...databaseEnv(target),
+      ...(target.dialect === "sqlite" && { SVC_JOBS_DB: join(dir, "jobs.db") }),
+      SVC_MANIFEST: join(dir, "svc.json"),
+      ...env,
+    },
+    createClock(),
+  );
+}
+
+/** A studio answer: status, headers, the page's markup and any redirect target. */
+export interface StudioPage {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly html: string;
+  readonly location: string | null;
+}
+
+const ENTITIES: Readonly<Record<string, string>> = {
+  "&lt;": "<",
+  "&gt;": ">",
+  "&quot;": '"',
+  "&#39;": "'",
+  "&#96;": "`",
+  "&amp;": "&",
+};
+
+/** Markup as the reader sees it: tags dropped, the studio's entities decoded. */
+export function textOf(markup: string): string {
+  return markup
+    .replace(/<[^>]*>/g, "")
+    .replace(/&(lt|gt|quot|#39|#96|amp);/g, (entity) => ENTITIES[entity] ?? entity)
+    .trim();
+}
+
+/** The error box of a page (`role="alert"`): its code and message, or undefined. */
+export function alertOf(page: StudioPage): { code: string; message: string } | undefined {
+  const match = /<div class="error" role="alert"><code>([^<]*)<\/code> ([^<]*)<\/div>/.exec(
+    page.html,
+  );
+  if (match === null) return undefined;
+  return { code: textOf(match[1] ?? ""), message: textOf(match[2] ?? "") };
+}
+
+/** The rows of an entity page's table: id and each `data-field` cell's text. */
+export function rowsOf(page: StudioPage): { id: string; cells: Record<string, string> }[] {
+  const rows: { id: string; cells: Record<string, string> }[] = [];
+  for (const row of page.html.matchAll(/<tr data-id="([^"]*)">([\s\S]*?)<\/tr>/g)) {
+    const cells: Record<string, string> = {};
+    for (const cell of (row[2] ?? "").matchAll(/<td data-field="([^"]*)">([\s\S]*?)<\/td>/g)) {
+      cells[cell[1] ?? ""] = textOf(cell[2] ?? "");
+    }
+    rows.push({ id: textOf(row[1] ?? ""), cells });
+  }
+  return rows;
+}
+
+/** Whether the page is the sign-in form. */
+export function isSignInForm(page: StudioPage): boolean {
+  return page.html.includes('action="/studio/sign-in"') && page.html.includes('name="token"');
+}
+
+/**
+ * One browser's studio: the cookie it was given and the CSRF token of the
+ * last signed-in page it loaded.
+ */
+export class StudioClient {
+  cookie: string | undefined;
+  csrf: string | undefined;
+  readonly url: string;
+
+  constructor(server: { url: string }) {
+    this.url = server.url;
+  }
+
+  /** Sends a request with the kept cookie; keeps any cookie and CSRF token the answer brings. */
+  async request(
+    method: string,
+    path: string,
+    options: {
+      readonly form?: Readonly<Record<string, string>>;
+      /** A body sent as it is (with the content type `headers` gives). */
+      readonly rawBody?: string;
+      readonly headers?: Readonly<Record<string, string>>;
+    } = {},
+  ): Promise<StudioPage> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (this.cookie !== undefined) headers.cookie = this.cookie;
+    let body: string | undefined = options.rawBody;
+    if (options.form !== undefined) {
+      headers["content-type"] ??= "application/x-www-form-urlencoded";
+      body = new URLSearchParams(options.form).toString();
+    }
+    const response = await fetch(`${this.url}${path}`, {
+      method,
+      headers,
+      redirect: "manual",
+      ...(body !== undefined && { body }),
+    });
+    for (const setCookie of response.headers.getSetCookie()) {
+      const [pair] = setCookie.split(";");
+      if (pair?.startsWith("svc_studio=")) {
+        this.cookie = pair === "svc_studio=" ? undefined : pair;
+      }
+    }
+    const html = await response.text();
+    const csrf = /name="_csrf" value="([0-9a-f]{64})"/.exec(html)?.[1];
+    if (csrf !== undefined) this.csrf = csrf;
+    return {
+      status: response.status,
+      headers: response.headers,
+      html,
+      location: response.headers.get("location"),
+    };
+  }
+
+  /** GETs a studio page. */
+  get(path: string): Promise<StudioPage> {
+    return this.request("GET", path);
+  }
+
+  /**
+   * POSTs a form as the studio's own page would: with the page's Origin and
+   * the CSRF token (each left out or replaced when a test says so).
+   */
+  post(
+    path: string,
+    fields: Readonly<Record<string, string>> = {},
+    options: { readonly csrf?: string | null; readonly origin?: string | null } = {},
+  ): Promise<StudioPage> {
+    const csrf = options.csrf === undefined ? this.csrf : options.csrf;
+    const origin = options.origin === undefined ? this.url : options.origin;
+    return this.request("POST", path, {
+      form: { ...(csrf !== null && csrf !== undefined && { _csrf: csrf }), ...fields },
+      headers: origin === null ? {} : { origin },
+    });
+  }
+
+  /** Signs in with the admin token (or `token`) and loads the page the sign-in returns to. */
+  async signIn(token: string = ADMIN_TOKEN): Promise<StudioPage> {
+    const answer = await this.post("/studio/sign-in", { token }, { csrf: null });
+    expect(answer.status, answer.html).toBe(303);
+    return this.get(answer.location ?? "/studio");
+  }
+}
