@@ -1,12 +1,12 @@
 // `pnpm bench`: starts each server in its own child process on 127.0.0.1,
 // drives it with autocannon from this process, and prints req/s, latency and
 // the svc/baseline ratios. Settings: see options.ts and README.md.
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { baselineCases, type CaseSpec, svcCases } from "./cases.js";
+import { type BaselineSpec, baselineCases, type CaseSpec, svcCases } from "./cases.js";
 import {
   ITEM_COUNT,
   type ItemRow,
@@ -34,7 +34,17 @@ let tempDir: string | undefined;
 
 // Each svc case runs right after the baseline it is held to, so a change in
 // the machine's load during the run skews its ratio as little as possible.
-const ORDER = ["A", "B", "1", "2", "4", "5", "6", "C", "3"] as const;
+const ORDER = ["A", "B", "D", "2", "4", "5", "6", "F", "1", "C", "E", "3"] as const;
+
+/** The files the baselines serve from, written into the run's temporary directory. */
+interface BaselineFiles {
+  /** Baseline C's copy of the rows (`BENCH_DB_PATH`). */
+  readonly rowsDatabase: string;
+  /** The rows' JSON, as svc answers it, for baseline E (`BENCH_ROWS_PATH`). */
+  readonly rowsJSON: string;
+  /** Baseline F's own database, created by it (`BENCH_TOUCH_DB_PATH`). */
+  readonly touchDatabase: string;
+}
 
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -49,7 +59,7 @@ function failed(spec: CaseSpec, reason: string): CaseOutcome {
   return {
     id: spec.id,
     label: spec.label,
-    ...(spec.target ? { target: spec.target } : {}),
+    ...(spec.targets ? { targets: spec.targets } : {}),
     failure: oneLine(reason),
   };
 }
@@ -97,7 +107,7 @@ async function measure(
   return {
     id: spec.id,
     label: spec.label,
-    ...(spec.target ? { target: spec.target } : {}),
+    ...(spec.targets ? { targets: spec.targets } : {}),
     result,
     responseBytes: Buffer.byteLength(text),
   };
@@ -128,8 +138,8 @@ async function setUpSvc(
 
 /** Starts one baseline in its own child process, measures it and stops it. */
 async function runBaseline(
-  spec: (typeof baselineCases)[number],
-  dbPath: string,
+  spec: BaselineSpec,
+  files: BaselineFiles,
   headers: Readonly<Record<string, string>>,
   options: BenchOptions,
 ): Promise<CaseOutcome> {
@@ -145,8 +155,13 @@ async function runBaseline(
         join(benchDir, "src", "servers", spec.script),
       ],
       cwd: benchDir,
-      env: { BENCH_PORT: String(port), BENCH_DB_PATH: dbPath },
-      readyPath: spec.path,
+      env: {
+        BENCH_PORT: String(port),
+        BENCH_DB_PATH: files.rowsDatabase,
+        BENCH_ROWS_PATH: files.rowsJSON,
+        BENCH_TOUCH_DB_PATH: files.touchDatabase,
+      },
+      readyPath: spec.readyPath ?? spec.path,
     });
     return await measure(server, spec, headers, options);
   } catch (error) {
@@ -160,8 +175,15 @@ async function run(dir: string, options: BenchOptions): Promise<CaseOutcome[]> {
   const setup = options.scope === "baselines" ? undefined : await setUpSvc(dir);
   try {
     const rows = setup !== undefined && "rows" in setup ? setup.rows : undefined;
-    const dbPath = join(dir, "baseline-c.db");
-    writeItemsDatabase(dbPath, rows ?? withSyntheticIds(makeItems(ITEM_COUNT)));
+    const files: BaselineFiles = {
+      rowsDatabase: join(dir, "baseline-c.db"),
+      rowsJSON: join(dir, "baseline-e.json"),
+      touchDatabase: join(dir, "baseline-f.db"),
+    };
+    const served = rows ?? withSyntheticIds(makeItems(ITEM_COUNT));
+    writeItemsDatabase(files.rowsDatabase, served);
+    // The same key order as svc's answer (id, then the fields in manifest order): the same bytes.
+    writeFileSync(files.rowsJSON, JSON.stringify(served));
     // The baselines get the headers svc calls carry (a bearer token of the same length).
     const baselineHeaders = {
       authorization: `Bearer ${createAdminToken()}`,
@@ -172,7 +194,7 @@ async function run(dir: string, options: BenchOptions): Promise<CaseOutcome[]> {
       const baseline = baselineCases.find((spec) => spec.id === id);
       if (baseline !== undefined) {
         if (options.scope !== "svc") {
-          outcomes.push(await runBaseline(baseline, dbPath, baselineHeaders, options));
+          outcomes.push(await runBaseline(baseline, files, baselineHeaders, options));
         }
         continue;
       }
@@ -210,8 +232,8 @@ async function main(): Promise<number> {
     const outcomes = await run(dir, options);
     // Baselines first, then the svc cases, whatever order they ran in.
     const sorted = [
-      ...outcomes.filter((o) => o.target === undefined),
-      ...outcomes.filter((o) => o.target !== undefined),
+      ...outcomes.filter((o) => o.targets === undefined),
+      ...outcomes.filter((o) => o.targets !== undefined),
     ];
     process.stdout.write(`\n${formatReport(sorted)}\n`);
     const broken = outcomes.filter(
