@@ -1,5 +1,8 @@
 import type { QueryContext } from "@svc/functions";
 
+/** The longest note a person may leave when joining. */
+export const MAX_NOTE_CHARS = 280;
+
 /** A stored row, as `ctx.db` answers it. */
 type Row = NonNullable<Awaited<ReturnType<QueryContext["db"]["get"]>>>;
 

@@ -4,16 +4,18 @@ import { z } from "zod";
 /**
  * Admin token only: makes the user with this email a waitlist admin, so
  * they can use the admin view after signing in. They must have signed in
- * once (that creates their `User` row). Granting twice changes nothing.
+ * once with a magic code (that creates their `User` row and proves the
+ * address); an unverified account, which anyone could have registered with
+ * a password, is refused. Granting twice changes nothing.
  */
 export default mutation({
-  args: { email: z.email().max(320) },
+  // Trimmed and lower-cased first: the form sign-in stores addresses in.
+  args: { email: z.string().trim().toLowerCase().max(320).pipe(z.email()) },
   handler: async (ctx, args) => {
     if (!ctx.auth.isAdmin) {
       return ctx.error("ADMIN_TOKEN_REQUIRED", "Only the admin token may grant admin rights.", 403);
     }
-    // Sign-in stores addresses trimmed and lower-cased.
-    const email = args.email.toLowerCase();
+    const email = args.email;
     const users = await ctx.db.query("User", { where: { email }, limit: 1 });
     const user = users.rows[0];
     if (user === undefined) {
@@ -21,6 +23,13 @@ export default mutation({
         "USER_NOT_FOUND",
         "No user has this email; they must sign in once first.",
         404,
+      );
+    }
+    if (typeof user.emailVerified !== "string") {
+      return ctx.error(
+        "EMAIL_NOT_VERIFIED",
+        "This user has not verified their email; they must sign in with a code first.",
+        409,
       );
     }
     const existing = await ctx.db.query("Admin", { where: { userId: user.id }, limit: 1 });
