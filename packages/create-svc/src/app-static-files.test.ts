@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { createAppGitignore, createAppTsconfig, webBuildOutputs } from "./app-static-files.js";
+import {
+  createAppGitignore,
+  createAppPnpmWorkspace,
+  createAppTsconfig,
+  webBuildOutputs,
+} from "./app-static-files.js";
 
 const EXAMPLE_BUILD =
   "esbuild web/main.tsx --bundle --format=esm --platform=browser --target=es2022 --minify --sourcemap --outfile=public/app.js --log-level=warning";
@@ -63,5 +68,26 @@ describe("createAppTsconfig", () => {
       include: ["functions", "web"],
     });
     expect(JSON.stringify(tsconfig)).not.toMatch(/customConditions|paths|outDir|extends/);
+  });
+});
+
+describe("createAppPnpmWorkspace", () => {
+  it("is not written for an app pnpm needs nothing for", () => {
+    expect(createAppPnpmWorkspace({ dependencies: ["@svc/server", "zod"] })).toBeUndefined();
+  });
+
+  it("tells pnpm to skip esbuild's install script", () => {
+    const yaml = createAppPnpmWorkspace({ dependencies: ["react", "esbuild"] });
+    expect(yaml).toMatch(/\nallowBuilds:\n {2}esbuild: false\n$/);
+    expect(yaml?.split("\n").filter((line) => line !== "" && !line.startsWith("#"))).toEqual([
+      "allowBuilds:",
+      "  esbuild: false",
+    ]);
+  });
+
+  it("makes an app from a checkout a workspace root of its own, settings or not", () => {
+    const yaml = createAppPnpmWorkspace({ dependencies: ["zod"], ownRoot: true });
+    expect(yaml).toBeDefined();
+    expect(yaml?.split("\n").every((line) => line === "" || line.startsWith("#"))).toBe(true);
   });
 });

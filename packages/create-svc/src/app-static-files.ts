@@ -90,3 +90,51 @@ export function createAppGitignore(build?: string): string {
   const lines = ["node_modules/", ".svc/", ...(build === undefined ? [] : webBuildOutputs(build))];
   return `${lines.join("\n")}\n`;
 }
+
+/**
+ * Dependencies whose install scripts a generated app skips, for pnpm's
+ * `allowBuilds` (pnpm 10 and later run no install script unless told, and
+ * pnpm 11 fails the install over one it was not told about). esbuild ships
+ * its binary in a platform package; its script only re-checks it.
+ */
+export const APP_ALLOW_BUILDS: Readonly<Record<string, boolean>> = { esbuild: false };
+
+/** What decides whether a generated app gets a `pnpm-workspace.yaml`. */
+export interface AppPnpmWorkspaceOptions {
+  /** Every dependency and development dependency of the app. */
+  readonly dependencies: readonly string[];
+  /**
+   * Whether the app must be a pnpm workspace root of its own: scaffolded
+   * from a checkout, possibly inside it, where pnpm would otherwise take
+   * the app for a part of the svc repository's workspace. Default false.
+   */
+  readonly ownRoot?: boolean;
+}
+
+/**
+ * The `pnpm-workspace.yaml` of a generated app (pnpm's settings file; npm
+ * and yarn ignore it): the `allowBuilds` entries of `APP_ALLOW_BUILDS` its
+ * dependencies need, and, with `ownRoot`, nothing else but its presence.
+ * Undefined when the app needs neither.
+ */
+export function createAppPnpmWorkspace(options: AppPnpmWorkspaceOptions): string | undefined {
+  const builds = Object.entries(APP_ALLOW_BUILDS).filter(([name]) =>
+    options.dependencies.includes(name),
+  );
+  if (builds.length === 0 && options.ownRoot !== true) return undefined;
+  const lines = [
+    "# pnpm's settings for this app; npm and yarn ignore this file. It also makes",
+    "# the app a workspace root of its own: inside an existing pnpm workspace,",
+    "# delete it and move its settings to that workspace's file.",
+  ];
+  if (builds.length > 0) {
+    lines.push(
+      "",
+      "# Install scripts pnpm may skip (false) or run (true). esbuild ships its",
+      "# binary in a platform package; its install script only re-checks it.",
+      "allowBuilds:",
+      ...builds.map(([name, allowed]) => `  ${name}: ${allowed}`),
+    );
+  }
+  return `${lines.join("\n")}\n`;
+}

@@ -9,11 +9,13 @@ const PACKAGE_FOLDERS = ["packages", "apps"];
 interface CheckoutPackage {
   readonly dir: string;
   readonly builtFiles: readonly string[];
+  /** Whether it has peer dependencies (`@svc/client` and its optional `react`). */
+  readonly hasPeers: boolean;
 }
 
 async function readPackage(
   dir: string,
-): Promise<{ name?: unknown; main?: unknown; bin?: unknown }> {
+): Promise<{ name?: unknown; main?: unknown; bin?: unknown; peerDependencies?: unknown }> {
   try {
     const parsed: unknown = JSON.parse(await readFile(join(dir, "package.json"), "utf8"));
     return typeof parsed === "object" && parsed !== null ? parsed : {};
@@ -30,11 +32,15 @@ async function checkoutPackages(checkout: string): Promise<Map<string, CheckoutP
     for (const entry of entries) {
       if (!entry.isDirectory()) continue;
       const dir = join(checkout, folder, entry.name);
-      const { name, main, bin } = await readPackage(dir);
+      const { name, main, bin, peerDependencies } = await readPackage(dir);
       if (typeof name !== "string") continue;
       const bins = typeof bin === "object" && bin !== null ? Object.values(bin) : [];
       const builtFiles = [main, ...bins].filter((file): file is string => typeof file === "string");
-      packages.set(name, { dir, builtFiles });
+      const hasPeers =
+        typeof peerDependencies === "object" &&
+        peerDependencies !== null &&
+        Object.keys(peerDependencies).length > 0;
+      packages.set(name, { dir, builtFiles, hasPeers });
     }
   }
   return packages;
@@ -48,12 +54,15 @@ async function exists(path: string): Promise<boolean> {
 }
 
 /**
- * The `link:` dependencies that point a new app at a local checkout of the
- * svc repository instead of the registry: one for each `@svc/*` package in
- * `dependencies` (such as `@svc/server`, `@svc/functions`, `@svc/client`),
- * a symlink to the checkout's built package (its own dependencies resolve
- * inside the checkout). Throws `INVALID_CHECKOUT` when `root` is not such a
- * checkout, or is not installed and built.
+ * The dependencies that point a new app at a local checkout of the svc
+ * repository instead of the registry, one for each `@svc/*` package in
+ * `dependencies` (such as `@svc/server`, `@svc/functions`, `@svc/client`):
+ * `link:<dir>`, a symlink to the checkout's built package whose own
+ * dependencies resolve inside the checkout; or, for a package with peer
+ * dependencies, `file:<dir>`, a copy pnpm installs against the app's own
+ * peers (so a page bundles one React, the app's, not a second one from the
+ * checkout). Throws `INVALID_CHECKOUT` when `root` is not such a checkout,
+ * or is not installed and built.
  */
 export async function checkoutLinks(
   root: string,
@@ -81,7 +90,7 @@ export async function checkoutLinks(
         });
       }
     }
-    links[name] = `link:${found.dir}`;
+    links[name] = `${found.hasPeers ? "file" : "link"}:${found.dir}`;
   }
   return links;
 }

@@ -132,11 +132,11 @@ export async function runCli(
       template: parsed.values.template ?? DEFAULT_TEMPLATE,
       ...(options.templatesDir !== undefined && { templatesDir: options.templatesDir }),
     });
-    // link: dependencies are pnpm's; outside any workspace the app stands alone.
+    // link: and file: dependencies are pnpm's; the app is a pnpm workspace root of its own.
     const commands =
       checkout === undefined
         ? packageManagerCommands(options.userAgent)
-        : { install: "pnpm install --ignore-workspace", dev: "pnpm dev" };
+        : { install: "pnpm install", dev: "pnpm dev" };
     const steps = [
       ...(dir === "." ? [] : [`cd ${shellQuote(dir)}`]),
       commands.install,

@@ -2,7 +2,11 @@ import { cp, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises"
 import { basename, extname, join, relative, resolve, sep } from "node:path";
 import { createAppPackageJson } from "./app-package-json.js";
 import { type AppFunction, type AppReadmeInput, createAppReadme } from "./app-readme.js";
-import { createAppGitignore, createAppTsconfig } from "./app-static-files.js";
+import {
+  createAppGitignore,
+  createAppPnpmWorkspace,
+  createAppTsconfig,
+} from "./app-static-files.js";
 import { checkoutLinks } from "./checkout.js";
 import { ScaffoldError } from "./errors.js";
 import { formatJSON } from "./format-json.js";
@@ -16,7 +20,13 @@ export const DEFAULT_TEMPLATE = "default";
 const SKIPPED_DIRECTORIES = new Set(["node_modules", ".svc", "dist", ".turbo"]);
 
 /** Files of a template the scaffold writes itself instead of copying. */
-const GENERATED_FILES = new Set(["svc.json", "package.json", "README.md", ".gitignore"]);
+const GENERATED_FILES = new Set([
+  "svc.json",
+  "package.json",
+  "README.md",
+  ".gitignore",
+  "pnpm-workspace.yaml",
+]);
 
 /** Entries a target directory may already hold and still count as empty. */
 const IGNORED_TARGET_ENTRIES = new Set([".git"]);
@@ -38,7 +48,8 @@ export interface ScaffoldOptions {
   /**
    * A built checkout of the svc repository: the app depends on its `@svc/*`
    * packages (`@svc/server`, `@svc/functions`, `@svc/client`, …) through
-   * `link:` paths (install it with pnpm) instead of the registry's releases.
+   * `link:` and `file:` paths (install it with pnpm; see `checkoutLinks`)
+   * instead of the registry's releases.
    */
   readonly checkout?: string;
 }
@@ -153,7 +164,8 @@ async function listFiles(root: string): Promise<string[]> {
  * (no `extends`; `jsx` for a front end), plus a generated `package.json`
  * (scripts `build` for a front end, `dev` building it first, `start`,
  * `typecheck`; the template's dependencies at the versions create-svc was
- * built with), `README.md` and `.gitignore`. Throws `ScaffoldError`
+ * built with), `README.md`, `.gitignore`, and a `pnpm-workspace.yaml` when
+ * pnpm needs settings (see `createAppPnpmWorkspace`). Throws `ScaffoldError`
  * (`UNKNOWN_TEMPLATE`, `INVALID_NAME`, `TARGET_NOT_EMPTY`,
  * `TEMPLATES_MISSING`, `INVALID_CHECKOUT`) before writing anything.
  *
@@ -208,6 +220,10 @@ export async function scaffold(options: ScaffoldOptions): Promise<ScaffoldResult
       ? {}
       : await checkoutLinks(options.checkout, template.dependencies);
   const packageJson = createAppPackageJson(name, template, index.versions, links);
+  const pnpmWorkspace = createAppPnpmWorkspace({
+    dependencies: [...template.dependencies, ...Object.keys(packageJson.devDependencies)],
+    ownRoot: options.checkout !== undefined,
+  });
   const tsconfigPath = join(templateDir, "tsconfig.json");
   const tsconfig = (await exists(tsconfigPath))
     ? await readFile(tsconfigPath, "utf8")
@@ -236,6 +252,9 @@ export async function scaffold(options: ScaffoldOptions): Promise<ScaffoldResult
   await writeFile(join(targetDir, "tsconfig.json"), tsconfig);
   await writeFile(join(targetDir, "README.md"), createAppReadme(readme));
   await writeFile(join(targetDir, ".gitignore"), createAppGitignore(template.build));
+  if (pnpmWorkspace !== undefined) {
+    await writeFile(join(targetDir, "pnpm-workspace.yaml"), pnpmWorkspace);
+  }
 
   return { targetDir, name, template: template.name, files: await listFiles(targetDir) };
 }

@@ -13,7 +13,12 @@ function write(path: string, content: string): void {
 function fakeCheckout(root: string, unbuilt: readonly string[] = []): void {
   const packages: {
     dir: string;
-    json: { name: string; main: string; bin?: Record<string, string> };
+    json: {
+      name: string;
+      main: string;
+      bin?: Record<string, string>;
+      peerDependencies?: Record<string, string>;
+    };
   }[] = [
     {
       dir: "apps/server",
@@ -24,7 +29,10 @@ function fakeCheckout(root: string, unbuilt: readonly string[] = []): void {
       },
     },
     { dir: "packages/functions", json: { name: "@svc/functions", main: "./dist/index.js" } },
-    { dir: "packages/client", json: { name: "@svc/client", main: "./dist/index.js" } },
+    {
+      dir: "packages/client",
+      json: { name: "@svc/client", main: "./dist/index.js", peerDependencies: { react: ">=18" } },
+    },
   ];
   for (const { dir, json } of packages) {
     write(join(root, dir, "package.json"), JSON.stringify(json));
@@ -38,10 +46,11 @@ function fakeCheckout(root: string, unbuilt: readonly string[] = []): void {
 
 describe("checkoutLinks", () => {
   it("links each @svc dependency to its package in the checkout, and nothing else", async () => {
+    // @svc/client has a peer (react): a file: copy, so the app's react is the only one.
     using temp = tempDir();
     fakeCheckout(temp.path);
     expect(await checkoutLinks(temp.path, ["@svc/client", "@svc/server", "react", "zod"])).toEqual({
-      "@svc/client": `link:${join(temp.path, "packages/client")}`,
+      "@svc/client": `file:${join(temp.path, "packages/client")}`,
       "@svc/server": `link:${join(temp.path, "apps/server")}`,
     });
   });

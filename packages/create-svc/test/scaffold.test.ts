@@ -53,7 +53,14 @@ describe("scaffold", () => {
     const example = join(WORKSPACE_ROOT, "examples", template);
     const templateDir = join(templates.dir, template);
     const info = templates.index.templates.find((candidate) => candidate.name === template);
-    const generated = ["package.json", "README.md", ".gitignore"];
+    // pnpm's settings: esbuild's install script may be skipped.
+    const needsPnpmSettings = info?.devDependencies.includes("esbuild") === true;
+    const generated = [
+      "package.json",
+      "README.md",
+      ".gitignore",
+      ...(needsPnpmSettings ? ["pnpm-workspace.yaml"] : []),
+    ];
 
     expect(result).toMatchObject({ targetDir, name: "my-app", template });
     expect(result.files).toEqual([...filesUnder(templateDir), ...generated].sort());
@@ -141,6 +148,11 @@ describe("scaffold", () => {
       if (/^[A-Za-z]\w*\.(ts|mts|js|mjs)$/.test(file)) {
         expect(readme).toContain(`\`${file.replace(/\.\w+$/, "")}\``);
       }
+    }
+    if (needsPnpmSettings) {
+      expect(readFileSync(join(targetDir, "pnpm-workspace.yaml"), "utf8")).toContain(
+        "allowBuilds:\n  esbuild: false\n",
+      );
     }
     const gitignore = readFileSync(join(targetDir, ".gitignore"), "utf8");
     expect(gitignore).toContain(".svc/");
