@@ -18,7 +18,7 @@ import { ADMIN_TOKEN, databaseEnv } from "./fixtures.js";
  * An app with every field kind the studio's forms handle: Notes are
  * owner-only (so only the admin studio sees them all), Users feed the
  * users page, and the functions echo, refuse (403, so a refused job goes
- * dead at once) and schedule jobs.
+ * dead at once), crash (an unexpected error) and schedule jobs.
  */
 export function writeStudioApp(dir: string): string {
   const manifest = {
@@ -71,6 +71,10 @@ export function writeStudioApp(dir: string): string {
   write(
     "refuse",
     `export default { type: "mutation", handler: async (ctx) => ctx.error("REFUSED", "This is refused.", 403) };\n`,
+  );
+  write(
+    "crash",
+    `export default { type: "mutation", handler: async () => { throw new Error("db password is hunter2"); } };\n`,
   );
   write(
     "scheduleRefused",

@@ -116,6 +116,19 @@ describe.each(testDatabases())("the admin studio on $name", (database) => {
       expect(home.html).toContain('action="/studio/sign-out"');
     });
 
+    it("says where the generated token is kept only in dev mode", async () => {
+      expect((await studio.get("/studio")).html).not.toContain(".svc/admin-token");
+      await server[Symbol.asyncDispose]();
+      server = await startStudioServer(db.target, dir.path, { SVC_DEV_MODE: "true" });
+      studio = new StudioClient(server);
+      const front = await studio.get("/studio");
+      expect(isSignInForm(front)).toBe(true);
+      expect(front.html).toContain(".svc/admin-token");
+      // Dev mode opens no back door: the pages still need the token.
+      expect((await studio.get("/studio/entities/Note")).status).toBe(401);
+      expect((await studio.signIn()).status).toBe(200);
+    });
+
     it("marks the cookie Secure when the request came over https", async () => {
       await server[Symbol.asyncDispose]();
       server = await startStudioServer(db.target, dir.path, { SVC_TRUST_PROXY: "loopback" });
@@ -231,6 +244,7 @@ describe.each(testDatabases())("the admin studio on $name", (database) => {
     });
 
     it("limits sign-in attempts per address (the sign-in endpoints' limit, with Retry-After)", async () => {
+      // Regression: the studio's error page dropped the limiter's Retry-After header.
       // 60 per minute per address, shared with /api/auth sign-ins.
       for (let attempt = 0; attempt < 60; attempt++) {
         const answer = await studio.post("/studio/sign-in", { token: "guess" }, { csrf: null });
@@ -561,7 +575,7 @@ describe.each(testDatabases())("the admin studio on $name", (database) => {
 
     it("runs a function with JSON arguments as the admin and shows the result", async () => {
       const page = await studio.get("/studio/functions");
-      for (const name of ["echo", "refuse", "scheduleLater", "scheduleRefused"]) {
+      for (const name of ["crash", "echo", "refuse", "scheduleLater", "scheduleRefused"]) {
         expect(page.html).toContain(`<option value="${name}"`);
       }
       const ran = await studio.post("/studio/functions", {
@@ -585,6 +599,21 @@ describe.each(testDatabases())("the admin studio on $name", (database) => {
       expect(page.status).toBe(status);
       const shown = /<pre class="error">([\s\S]*?)<\/pre>/.exec(page.html)?.[1] ?? "";
       expect(JSON.parse(textOf(shown))).toEqual({ error: { code, message: expect.any(String) } });
+    });
+    it("shows an unexpected error as the generic 500 envelope and logs it", async () => {
+      // Regression: the studio dropped a crashing function's error instead of logging it.
+      const page = await studio.post("/studio/functions", { name: "crash", args: "{}" });
+      expect(page.status).toBe(500);
+      expect(page.html).not.toContain("hunter2");
+      expect(page.html).not.toMatch(/at .*\.mjs|node:internal/);
+      const shown = /<pre class="error">([\s\S]*?)<\/pre>/.exec(page.html)?.[1] ?? "";
+      expect(JSON.parse(textOf(shown))).toEqual({
+        error: { code: "FUNCTION_FAILED", message: expect.any(String) },
+      });
+      expect(server.internalErrors).toHaveLength(1);
+      const logged = server.internalErrors[0] as Error;
+      expect(String(logged.cause)).toContain("hunter2");
+      server.internalErrors.length = 0;
     });
   });
 

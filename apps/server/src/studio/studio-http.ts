@@ -90,8 +90,9 @@ export function checkSameOrigin(req: Request): void {
     if (site === "cross-site" || site === "same-site") throw new StudioError("CSRF_FAILED");
     return;
   }
-  if (origin !== `${req.protocol}://${req.headers.host ?? ""}`)
-    throw new StudioError("CSRF_FAILED");
+  // `req.protocol` and `req.host` (with its port) follow `trust proxy`, so
+  // behind a trusted TLS proxy the page's https origin matches.
+  if (origin !== `${req.protocol}://${req.host ?? ""}`) throw new StudioError("CSRF_FAILED");
 }
 
 /** A form field's text, or undefined when absent (a repeated field is malformed). */

@@ -1,0 +1,227 @@
+import { adminAuth } from "@svc/store";
+import { launchBrowser, screenshotOnFailure } from "@svc/tooling/browser";
+import { testDatabases } from "@svc/tooling/databases";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type AuthTestServer, createTestDatabase, readJSON } from "./auth-fixtures.js";
+import { ADMIN_TOKEN, adminRequest, tempDir } from "./fixtures.js";
+import { startStudioServer, writeStudioApp } from "./studio-fixtures.js";
+
+// The studio as an admin uses it, in headless Chromium against the real
+// server: sign in with the admin token, open an entity, edit a row and see
+// the change on the page and through the API; a bad value comes back as
+// the form with the error; markup in a row never runs; sign-in returns to
+// the page asked for; sign-out. A failure leaves screenshots in
+// test-artifacts/.
+
+type Browser = Awaited<ReturnType<typeof launchBrowser>>;
+type BrowserContext = Awaited<ReturnType<Browser["newContext"]>>;
+type Page = Awaited<ReturnType<BrowserContext["newPage"]>>;
+
+/** Would show a dialog if any page ran it. */
+const HOSTILE_TITLE = `<img src=x onerror="alert('xss')"><script>alert('xss')</script>`;
+
+let browser: Browser;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.[Symbol.asyncDispose]();
+});
+
+describe.each(testDatabases())("the studio in a browser on $name", (database) => {
+  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  let dir: ReturnType<typeof tempDir>;
+  let server: AuthTestServer;
+  /** Script errors, console errors (a CSP refusal among them) and unexpected dialogs. */
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    db = await createTestDatabase(database);
+    dir = tempDir();
+    writeStudioApp(dir.path);
+    server = await startStudioServer(db.target, dir.path);
+  });
+
+  afterAll(async () => {
+    await server?.[Symbol.asyncDispose]();
+    dir?.[Symbol.dispose]();
+    await db?.[Symbol.asyncDispose]();
+  });
+
+  afterEach(() => {
+    const seen = problems.splice(0);
+    expect(seen).toEqual([]);
+    expect(server.internalErrors).toEqual([]);
+  });
+
+  async function openPage(context: BrowserContext, path = "/studio"): Promise<Page> {
+    const page = await context.newPage();
+    // Fail inside the test (with a screenshot), not at vitest's timeout.
+    page.setDefaultTimeout(15_000);
+    page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+    page.on("console", (message) => {
+      // A page answered 400/401 logs "Failed to load resource"; its
+      // stylesheet and script are checked below instead.
+      if (message.type() === "error" && !message.text().startsWith("Failed to load resource")) {
+        problems.push(`console: ${message.text()}`);
+      }
+    });
+    page.on("response", (response) => {
+      const request = response.request();
+      const { pathname } = new URL(response.url());
+      if (request.resourceType() !== "document" && pathname !== "/favicon.ico" && !response.ok()) {
+        problems.push(`${request.resourceType()} ${pathname}: ${response.status()}`);
+      }
+    });
+    page.on("dialog", (dialog) => {
+      // The delete button's confirmation is the only dialog the studio shows.
+      if (dialog.type() === "confirm" && dialog.message() === "Delete this row?") {
+        void dialog.accept();
+        return;
+      }
+      problems.push(`dialog: ${dialog.type()} ${dialog.message()}`);
+      void dialog.dismiss();
+    });
+    await page.goto(`${server.url}${path}`);
+    return page;
+  }
+
+  async function signIn(page: Page, token = ADMIN_TOKEN): Promise<void> {
+    await page.getByLabel("Admin token").fill(token);
+    await page.getByRole("button", { name: "Sign in" }).click();
+  }
+
+  async function insertNote(title: string, count: number): Promise<string> {
+    const row = await server.store.transaction(adminAuth, (tx) =>
+      tx.insert("Note", { title, count, done: false, tag: "red", ownerId: "owner-1" }),
+    );
+    return row.id;
+  }
+
+  it("signs in with the admin token, edits a row and shows the change, on the page and through the API", async () => {
+    const id = await insertNote("Water the plants", 1);
+    const context = await browser.newContext();
+    await screenshotOnFailure(context, `studio-edit-${database.name}`, async () => {
+      const page = await openPage(context);
+      await signIn(page, "not the token");
+      await page.getByRole("alert").getByText("INVALID_TOKEN").waitFor();
+      await signIn(page);
+      await page.getByRole("heading", { name: "Entities of studio-app" }).waitFor();
+      // The stylesheet loaded under the page's CSP (this tsconfig has no DOM types).
+      expect(
+        await page.locator("table").evaluate(
+          (table) =>
+            (
+              globalThis as unknown as {
+                getComputedStyle(element: unknown): { borderCollapse: string };
+              }
+            ).getComputedStyle(table).borderCollapse,
+        ),
+      ).toBe("collapse");
+
+      await page.getByRole("link", { name: "Note", exact: true }).click();
+      await page.getByRole("heading", { name: "Note" }).waitFor();
+      const row = page.locator(`tr[data-id="${id}"]`);
+      expect(await row.locator('td[data-field="title"]').textContent()).toBe("Water the plants");
+
+      await row.getByRole("link", { name: "Edit" }).click();
+      await page.getByRole("heading", { name: `Note ${id}` }).waitFor();
+      expect(await page.locator("#field-title").inputValue()).toBe("Water the plants");
+      await page.locator("#field-title").fill("Water the plants twice");
+      await page.locator("#field-count").fill("2");
+      await page.locator("#field-done").selectOption("true");
+      await page.locator("#field-tag").selectOption("blue");
+      await page.locator("#field-meta").fill('{"room": "kitchen"}');
+      await page.getByRole("button", { name: "Save" }).click();
+
+      await page.getByRole("status").getByText("Row saved.").waitFor();
+      const saved = page.locator(`tr[data-id="${id}"]`);
+      expect(await saved.locator('td[data-field="title"]').textContent()).toBe(
+        "Water the plants twice",
+      );
+      expect(await saved.locator('td[data-field="count"]').textContent()).toBe("2");
+      expect(await saved.locator('td[data-field="done"]').textContent()).toBe("true");
+      expect(await saved.locator('td[data-field="meta"]').textContent()).toBe('{"room":"kitchen"}');
+
+      const api = await readJSON(adminRequest(server, "GET", `/api/entities/Note/${id}`));
+      expect(api.body).toMatchObject({
+        id,
+        title: "Water the plants twice",
+        count: 2,
+        done: true,
+        tag: "blue",
+        meta: { room: "kitchen" },
+      });
+
+      // A bad value: the form again, with the error and what was typed.
+      await saved.getByRole("link", { name: "Edit" }).click();
+      await page.locator("#field-title").fill("Not saved");
+      await page.locator("#field-meta").fill("{not json");
+      await page.getByRole("button", { name: "Save" }).click();
+      await page.getByRole("alert").getByText("INVALID_JSON").waitFor();
+      expect(await page.locator("#field-title").inputValue()).toBe("Not saved");
+      expect(
+        (await readJSON(adminRequest(server, "GET", `/api/entities/Note/${id}`))).body,
+      ).toMatchObject({
+        title: "Water the plants twice",
+      });
+
+      await page.getByRole("button", { name: "Sign out" }).click();
+      await page.getByLabel("Admin token").waitFor();
+      await page.goto(`${server.url}/studio/entities/Note`);
+      await page.getByRole("alert").getByText("AUTH_REQUIRED").waitFor();
+    });
+    await context.close();
+  });
+
+  it("inserts and deletes a row through the forms", async () => {
+    const context = await browser.newContext();
+    await screenshotOnFailure(context, `studio-insert-delete-${database.name}`, async () => {
+      const page = await openPage(context, "/studio/entities/Note/new");
+      // Sign-in returns to the page that asked for it.
+      await signIn(page);
+      await page.getByRole("heading", { name: "New Note" }).waitFor();
+      await page.locator("#field-title").fill("Made in the browser");
+      await page.locator("#field-count").fill("5");
+      await page.locator("#field-done").selectOption("false");
+      await page.locator("#field-tag").selectOption("red");
+      await page.locator("#field-ownerId").fill("owner-7");
+      await page.getByRole("button", { name: "Insert" }).click();
+      await page.getByRole("status").getByText("Row inserted.").waitFor();
+      const row = page.locator("tr[data-id]");
+      expect(await row.count()).toBe(1);
+      const id = (await row.getAttribute("data-id")) ?? "";
+      expect(await row.locator('td[data-field="title"]').textContent()).toBe("Made in the browser");
+      expect(await server.store.reader(adminAuth).get("Note", id)).toMatchObject({
+        title: "Made in the browser",
+        ownerId: "owner-7",
+      });
+
+      await row.getByRole("link", { name: "Edit" }).click();
+      // The confirmation dialog is accepted by the page's handler.
+      await page.getByRole("button", { name: "Delete row" }).click();
+      await page.getByRole("status").getByText("Row deleted.").waitFor();
+      expect(await server.store.reader(adminAuth).get("Note", id)).toBeNull();
+    });
+    await context.close();
+  });
+
+  it("shows markup in a row as text, never running it", async () => {
+    const id = await insertNote(HOSTILE_TITLE, 3);
+    const context = await browser.newContext();
+    await screenshotOnFailure(context, `studio-xss-${database.name}`, async () => {
+      const page = await openPage(context, `/studio/entities/Note?field=id&value=${id}`);
+      await signIn(page);
+      const cell = page.locator(`tr[data-id="${id}"] td[data-field="title"]`);
+      expect(await cell.textContent()).toBe(HOSTILE_TITLE);
+      expect(await cell.locator("img, script").count()).toBe(0);
+      await page.locator(`tr[data-id="${id}"]`).getByRole("link", { name: "Edit" }).click();
+      expect(await page.locator("#field-title").inputValue()).toBe(HOSTILE_TITLE);
+      expect(await page.locator("main img, main script").count()).toBe(0);
+      // `problems` (checked after the test) holds any dialog the markup opened.
+    });
+    await context.close();
+  });
+});
