@@ -47,7 +47,7 @@ directory's name becomes the app's package name.
 Options:
   -t, --template <name>       the starter template (default: ${DEFAULT_TEMPLATE})
       --from-checkout <path>  depend on a built checkout of the svc repository
-                              (link: paths, install with pnpm) instead of npm
+                              (link:/file: paths, install with pnpm) instead of npm
   -h, --help                  show this help
 
 Templates:
