@@ -343,6 +343,16 @@ describe.each(testDatabases())("the admin studio on $name", (database) => {
       expect((await studio.get("/studio/entities/Note")).status).toBe(200);
     });
 
+    it("refuses a form body over the body limit with a 400 page", async () => {
+      await studio.signIn();
+      const page = await studio.post("/studio/functions", {
+        name: "echo",
+        args: JSON.stringify({ big: "x".repeat(1024 * 1024) }),
+      });
+      expect(page.status).toBe(400);
+      expect(alertOf(page)?.code).toBe("INVALID_FORM");
+    });
+
     it("answers an unknown studio page or entity with a 404 page", async () => {
       await studio.signIn();
       for (const path of [
