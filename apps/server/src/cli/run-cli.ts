@@ -4,6 +4,7 @@ import { authContextSchema, createAuthContext } from "@svc/schema";
 import { z } from "zod";
 import { ConfigError } from "../config.js";
 import { loadManifestFile } from "../manifest-file.js";
+import { BACKUP_USAGE, BackupUsageError, runBackupCommand } from "./backup-command.js";
 import type { CliIO } from "./cli-io.js";
 import { CODEGEN_USAGE, CodegenUsageError, runCodegen } from "./codegen.js";
 import { formatExplanation } from "./format-explanation.js";
@@ -25,6 +26,8 @@ Options:
 
 Other commands:
   svc codegen          writes the app's Api type for @svc/client (svc codegen --help)
+  svc backup <dir>     backs up the embedded database and uploads (svc backup --help)
+  svc restore <dir>    restores such a backup (svc restore --help)
 `;
 
 // The caller's fields from @svc/schema, each optional (the rest default to the anonymous caller's).
@@ -49,15 +52,31 @@ function parseJSON<T>(flag: string, text: string | undefined, schema: z.ZodType<
 }
 
 /**
- * The `svc` command line: `svc policy explain` and `svc codegen`. Returns the
- * exit code: 0 done, 1 the manifest, its policies or a file is invalid, 2 a
- * usage error.
+ * The `svc` command line: `svc policy explain`, `svc codegen`, `svc backup`
+ * and `svc restore`. Returns the exit code: 0 done, 1 the manifest, its
+ * policies, a file or the environment is invalid or a backup or restore was
+ * refused, 2 a usage error.
  */
 export async function runCli(
   argv: readonly string[],
   io: CliIO,
   env: Readonly<Record<string, string | undefined>> = {},
 ): Promise<number> {
+  if (argv[0] === "backup" || argv[0] === "restore") {
+    try {
+      return await runBackupCommand(argv, io, env);
+    } catch (error) {
+      if (error instanceof BackupUsageError || (error instanceof TypeError && "code" in error)) {
+        io.stderr(`svc: ${error.message}\n\n${BACKUP_USAGE}`);
+        return 2;
+      }
+      if (error instanceof ConfigError) {
+        io.stderr(`svc: ${error.message}\n`);
+        return 1;
+      }
+      throw error;
+    }
+  }
   if (argv[0] === "codegen") {
     try {
       return await runCodegen(argv.slice(1), io, env);
