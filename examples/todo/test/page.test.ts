@@ -76,7 +76,9 @@ describe("the todo page", () => {
       await addTodo(first, "Buy milk", "High");
       await second.getByRole("checkbox", { name: "Buy milk" }).waitFor();
       expect(await second.getByRole("list", { name: "Todos" }).textContent()).toContain("high");
-      expect(await first.getByLabel("New todo").inputValue()).toBe("");
+      // The form resets once the todo is saved.
+      await expect.poll(() => first.getByLabel("New todo").inputValue()).toBe("");
+      expect(await first.getByLabel("Priority").inputValue()).toBe("low");
 
       await addTodo(second, "Call Grace");
       await first.getByRole("checkbox", { name: "Call Grace" }).waitFor();

@@ -68,7 +68,10 @@ function NewTodo(): ReactNode {
     if (text === "") return;
     // The list updates itself from the live query; the form only resets.
     createTodo({ title: text, priority }).then(
-      () => setTitle(""),
+      () => {
+        setTitle("");
+        setPriority("low");
+      },
       () => undefined,
     );
   }
@@ -96,17 +99,15 @@ function NewTodo(): ReactNode {
             <option value="high">High</option>
           </select>
         </label>
+        <button type="submit" disabled={pending}>
+          Add
+        </button>
       </div>
       {error !== null && (
         <p role="alert" className="error">
           {errorMessage(error)}
         </p>
       )}
-      <div className="row">
-        <button type="submit" disabled={pending}>
-          Add
-        </button>
-      </div>
     </form>
   );
 }
