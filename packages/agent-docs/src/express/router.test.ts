@@ -167,20 +167,22 @@ describe("GET /agent/v1/docs/read", () => {
   });
 });
 
+const ALL_TEMPLATES = ["default", "todo", "chat", "shop", "consumer", "waitlist", "ai-chat"];
+
 describe("GET /agent/v1/templates", () => {
   it("lists every template with count equal to the entries", async () => {
     const body = templateListSchema.parse(await (await get("/agent/v1/templates")).json());
-    expect(body.templates.map((entry) => entry.template)).toEqual(["default", "todo"]);
+    expect(body.templates.map((entry) => entry.template)).toEqual(ALL_TEMPLATES);
     expect(body.count).toBe(body.templates.length);
   });
 
   it.each([
     ["TODO", ["todo"]],
-    ["action", ["todo"]],
-    ["cursor pagination", ["default"]],
-    ["row policies", ["default", "todo"]],
+    ["rooms", ["chat"]],
+    ["Default starter", ["default"]],
+    ["row policies", ALL_TEMPLATES],
     ["nothing-like-this", []],
-    ["", ["default", "todo"]],
+    ["", ALL_TEMPLATES],
   ])("filters by q=%j", async (q, templates) => {
     const body = templateListSchema.parse(
       await (await get(`/agent/v1/templates?q=${encodeURIComponent(q)}`)).json(),
