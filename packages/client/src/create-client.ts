@@ -6,6 +6,12 @@ import { createEntityCollection, type EntityCollection } from "./entities.js";
 import { createHydrationCache, type HydrationCache, type HydrationState } from "./hydration.js";
 import { createLiveLayer, type LiveOptions } from "./live.js";
 import type { WebSocketConstructor } from "./live-socket.js";
+import {
+  OptimisticStore,
+  type OptimisticUpdate,
+  recordOptimistic,
+  withOptimistic,
+} from "./optimistic.js";
 import { openRoom, type Room, type RoomOptions } from "./rooms.js";
 import { createMemoryStorage, type TokenStorage } from "./storage.js";
 import {
@@ -19,7 +25,7 @@ import {
 } from "./subscribe.js";
 import { createSyncClient, type SyncClient } from "./sync.js";
 import { type AuthChangeListener, TokenState } from "./token-state.js";
-import { type CallOptions, createTransport, type FetchFunction } from "./transport.js";
+import { createTransport, type FetchFunction } from "./transport.js";
 import type {
   AnyApi,
   ApiShape,
@@ -29,6 +35,8 @@ import type {
   FunctionName,
   FunctionResult,
 } from "./types.js";
+import { createWriteQueue, type QueueOptions, type WriteQueue } from "./write-queue.js";
+import { createWriteSender, type WriteCallOptions, type WriteOptions } from "./write-sender.js";
 
 /** Options of `createClient`. */
 export interface ClientOptions {
@@ -59,6 +67,28 @@ export interface ClientOptions {
    * render it at once instead of loading, then go live.
    */
   readonly initialState?: HydrationState;
+  /**
+   * How writes are sent: an `Idempotency-Key` on every `fn` call and
+   * entity write (default on), retried with the same key after a network
+   * failure (`retries`, default 2), and the timers and random source of
+   * those retries and of the write queue.
+   */
+  readonly writes?: WriteOptions;
+  /**
+   * The offline write queue (`client.queue`): where it keeps its writes
+   * (default in memory; give `storage` to keep them across reloads).
+   */
+  readonly queue?: QueueOptions;
+}
+
+/** Per-call options of `fn`. */
+export interface FnCallOptions<TApi extends ApiShape = AnyApi> extends WriteCallOptions {
+  /**
+   * What the call is expected to do to the rows on screen, shown at once
+   * in live subscriptions (and `useQuery`); rolled back if the call fails,
+   * replaced by the server's rows as they arrive if it succeeds.
+   */
+  readonly optimistic?: OptimisticUpdate<TApi>;
 }
 
 /** A typed client for one svc application server. */
@@ -81,11 +111,35 @@ export interface SvcClient<TApi extends ApiShape = AnyApi> {
   readonly billing: BillingClient;
   /** Catching up on changes (`GET /api/sync/pull`). */
   readonly sync: SyncClient;
-  /** `POST /api/fn/<name>` with `args` as the body; resolves to the function's JSON result. */
+  /**
+   * `POST /api/fn/<name>` with `args` as the body; resolves to the
+   * function's JSON result. Sent with an `Idempotency-Key` (a mutation or
+   * action runs once per key; a query ignores it) and sent again with the
+   * same key when no answer came (see `WriteOptions`).
+   *
+   * @example
+   * const id = generateId();
+   * await client.fn("createTodo", { id, title: "Milk" }, {
+   *   optimistic: (tx) => tx.insert("Todo", { id, title: "Milk", done: false }),
+   * });
+   */
   fn<TName extends FunctionName<TApi>>(
     name: TName,
-    ...args: [...FunctionArgs<TApi, TName>, options?: CallOptions]
+    ...args: [...FunctionArgs<TApi, TName>, options?: FnCallOptions<TApi>]
   ): Promise<FunctionResult<TApi, TName>>;
+  /**
+   * The offline write queue: writes sent in order, each with its own
+   * `Idempotency-Key`, held and sent again while the server cannot be
+   * reached, kept in `queue.storage` across reloads.
+   *
+   * @example
+   * const client = createClient({ url, queue: { storage: localStorageAdapter } });
+   * void client.queue.insert("Todo", { title: "Milk", done: false }); // shown at once, sent when online
+   * client.queue.subscribe((event) => {
+   *   if (event.type === "dropped") console.warn(event.error.code);
+   * });
+   */
+  readonly queue: WriteQueue<TApi>;
   /** REST access to one entity: `client.entities("Todo").list({ where: { done: false } })`. */
   entities<TName extends EntityName<TApi>>(name: TName): EntityCollection<TApi["entities"][TName]>;
   /**
@@ -167,16 +221,40 @@ export function createClient<TApi extends ApiShape = AnyApi>(
     fetch: fetchImpl,
     ...(options.credentials !== undefined && { credentials: options.credentials }),
   });
+  const writeOptions = options.writes ?? {};
+  const writes = createWriteSender(transport, writeOptions);
+  const optimistic = new OptimisticStore();
+  const queue = createWriteQueue<TApi>({
+    transport,
+    tokens,
+    optimistic,
+    options: options.queue ?? {},
+    ...(writeOptions.timers !== undefined && { timers: writeOptions.timers }),
+    ...(writeOptions.random !== undefined && { random: writeOptions.random }),
+    ...(writeOptions.generateKey !== undefined && { generateKey: writeOptions.generateKey }),
+  });
+  const liveOptions = options.live ?? {};
   const live = createLiveLayer({
     transport,
     tokens,
     fetch: fetchImpl,
     ...(options.credentials !== undefined && { credentials: options.credentials }),
-    options: options.live ?? {},
+    options: {
+      ...liveOptions,
+      onStatus(status) {
+        // The server is reachable again: a waiting queue need not wait out its backoff.
+        if (status.state === "open" && queue.state.status === "waiting") void queue.flush();
+        liveOptions.onStatus?.(status);
+      },
+    },
   });
   const hydration = createHydrationCache(options.initialState);
   // Prefetched data is one caller's view: never show it to the next.
   tokens.subscribe(() => hydration.clear());
+  // Nor are the previous caller's optimistic changes (queued writes are dropped too).
+  tokens.subscribe((change) => {
+    if (change.reason === "sign-out") optimistic.clear();
+  });
   return {
     url: transport.baseURL,
     hydration,
@@ -188,19 +266,31 @@ export function createClient<TApi extends ApiShape = AnyApi>(
     billing: createBillingClient(transport),
     sync: createSyncClient(transport),
     async fn(name, ...rest) {
-      const [args, callOptions] = rest as unknown as [unknown, CallOptions | undefined];
-      const response = await transport.request<FunctionResult<TApi, typeof name>>({
-        method: "POST",
-        path: `/api/fn/${encodeURIComponent(name)}`,
-        body: args ?? {},
-        ...(callOptions?.signal !== undefined && { signal: callOptions.signal }),
-      });
-      return response.data;
+      const [args, callOptions] = rest as unknown as [unknown, FnCallOptions<TApi> | undefined];
+      const key = writes.keyFor(callOptions?.idempotencyKey);
+      const send = async () =>
+        (
+          await writes.send<FunctionResult<TApi, typeof name>>(
+            {
+              method: "POST",
+              path: `/api/fn/${encodeURIComponent(name)}`,
+              body: args ?? {},
+              ...(callOptions?.signal !== undefined && { signal: callOptions.signal }),
+            },
+            key,
+          )
+        ).data;
+      const update = callOptions?.optimistic;
+      return update === undefined
+        ? send()
+        : withOptimistic(optimistic, recordOptimistic(update), send);
     },
-    entities: (name) => createEntityCollection(transport, name),
+    queue,
+    entities: (name) => createEntityCollection({ transport, writes, optimistic }, name),
     subscribe: (entity, subscribeOptions, listener) =>
       subscribeEntity(
         live,
+        optimistic,
         entity,
         subscribeOptions as SubscribeOptions<Record<string, unknown>>,
         listener,

@@ -13,10 +13,16 @@ export {
   type Timers,
 } from "./backoff.js";
 export type { BillingClient, CheckoutOptions } from "./billing.js";
-export { type ClientOptions, createClient, type SvcClient } from "./create-client.js";
+export {
+  type ClientOptions,
+  createClient,
+  type FnCallOptions,
+  type SvcClient,
+} from "./create-client.js";
 export type {
   Deleted,
   EntityCollection,
+  EntityWriteOptions,
   InsertInput,
   ListOptions,
   OrderBy,
@@ -47,6 +53,8 @@ export {
   type OAuthRedirectOutcome,
   parseOAuthRedirect,
 } from "./oauth.js";
+export type { OptimisticChange, OptimisticUpdate, OptimisticWriter } from "./optimistic.js";
+export type { QueuedWrite } from "./queue-entries.js";
 export type {
   Room,
   RoomMessage,
@@ -101,3 +109,17 @@ export type {
   TotpEnrollment,
   TotpStatus,
 } from "./types.js";
+export {
+  QUEUE_CLEARED,
+  type QueueEntityOptions,
+  type QueueEvent,
+  type QueueFnOptions,
+  type QueueOptions,
+  type QueueState,
+  type WriteQueue,
+} from "./write-queue.js";
+export {
+  IDEMPOTENCY_KEY_IN_PROGRESS,
+  type WriteCallOptions,
+  type WriteOptions,
+} from "./write-sender.js";

@@ -56,7 +56,7 @@ function withoutId(data: RowData): RowData {
 }
 
 /** Runs `update` against a recording writer; answers the changes it wrote, in order. */
-export function recordOptimistic<TApi extends ApiShape>(
+export function recordOptimistic<TApi extends ApiShape = AnyApi>(
   update: OptimisticUpdate<TApi>,
 ): OptimisticChange[] {
   const changes: OptimisticChange[] = [];

@@ -137,11 +137,14 @@ export function subscribeEntity<TRow>(
   const stopChanges = optimistic.subscribe(entity, () => {
     if (loaded && !target.ended) show(target.rows, false);
   });
+  const ready = target.ready.then(() => shown);
+  // Like the target's own: callers may ignore it without an unhandled rejection.
+  ready.catch(() => undefined);
   return {
     get rows() {
       return shown as unknown as readonly TRow[];
     },
-    ready: target.ready.then(() => shown) as unknown as Promise<readonly TRow[]>,
+    ready: ready as unknown as Promise<readonly TRow[]>,
     unsubscribe: () => {
       stopChanges();
       closeView();

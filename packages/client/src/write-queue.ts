@@ -169,7 +169,11 @@ interface Waiter {
 function requestOf(write: QueuedWrite): TransportRequest {
   const request: TransportRequest =
     write.kind === "fn"
-      ? { method: "POST", path: `/api/fn/${encodeURIComponent(write.name)}`, body: write.args ?? {} }
+      ? {
+          method: "POST",
+          path: `/api/fn/${encodeURIComponent(write.name)}`,
+          body: write.args ?? {},
+        }
       : entityWriteRequest(write);
   return { ...request, idempotencyKey: write.key };
 }
@@ -211,22 +215,29 @@ export function createWriteQueue<TApi extends ApiShape>(context: QueueContext): 
     const text = entries.length === 0 ? null : serializeQueue(entries);
     saving = saving
       .then(() => (text === null ? storage.remove(storageKey) : storage.set(storageKey, text)))
-      .catch((error: unknown) => console.error("svc client: storing the write queue failed:", error));
+      .catch((error: unknown) =>
+        console.error("svc client: storing the write queue failed:", error),
+      );
     return saving;
   };
   const track = (write: QueuedWrite): void => {
     if (write.changes.length > 0) batches.set(write, optimistic.add(write.changes));
   };
 
-  const ready = Promise.resolve(storage.get(storageKey)).then(
-    (text) => {
-      const { writes, skipped } = parseQueue(text);
-      if (skipped > 0) console.error(`svc client: ${skipped} stored queued write(s) unreadable`);
-      entries = [...writes, ...entries];
-      for (const write of writes) track(write);
-    },
-    (error: unknown) => console.error("svc client: loading the write queue failed:", error),
-  );
+  let loaded = false;
+  const ready = Promise.resolve(storage.get(storageKey))
+    .then(
+      (text) => {
+        const { writes, skipped } = parseQueue(text);
+        if (skipped > 0) console.error(`svc client: ${skipped} stored queued write(s) unreadable`);
+        entries = [...writes, ...entries];
+        for (const write of writes) track(write);
+      },
+      (error: unknown) => console.error("svc client: loading the write queue failed:", error),
+    )
+    .then(() => {
+      loaded = true;
+    });
 
   const cancelWait = (): void => {
     if (timer !== null) timers.clearTimeout(timer);
@@ -279,66 +290,70 @@ export function createWriteQueue<TApi extends ApiShape>(context: QueueContext): 
   };
 
   const loop = async (): Promise<void> => {
-    await ready;
-    cancelWait();
-    for (;;) {
-      const write = entries[0];
-      if (write === undefined) {
-        setState("idle", null);
-        return;
+    try {
+      await ready;
+      cancelWait();
+      for (;;) {
+        const write = entries[0];
+        if (write === undefined) {
+          setState("idle", null);
+          return;
+        }
+        setState("sending", null);
+        batches.get(write)?.sending();
+        let outcome: { response: TransportResponse<unknown> } | { error: SvcError };
+        try {
+          outcome = { response: await transport.request<unknown>(requestOf(write)) };
+        } catch (caught) {
+          const error =
+            caught instanceof SvcError
+              ? caught
+              : new SvcError(NETWORK_ERROR, "The write could not be sent.", {
+                  status: 0,
+                  cause: caught,
+                });
+          outcome = { error };
+        }
+        // Cleared while it was in flight: its outcome is nobody's any more.
+        if (entries[0] !== write) continue;
+        if ("error" in outcome && isTransientError(outcome.error)) {
+          wait(outcome.error);
+          return;
+        }
+        failures = 0;
+        await finish(write, outcome);
       }
-      setState("sending", null);
-      batches.get(write)?.sending();
-      let outcome: { response: TransportResponse<unknown> } | { error: SvcError };
-      try {
-        outcome = { response: await transport.request<unknown>(requestOf(write)) };
-      } catch (caught) {
-        const error =
-          caught instanceof SvcError
-            ? caught
-            : new SvcError(NETWORK_ERROR, "The write could not be sent.", {
-                status: 0,
-                cause: caught,
-              });
-        outcome = { error };
-      }
-      // Cleared while it was in flight: its outcome is nobody's any more.
-      if (entries[0] !== write) continue;
-      if ("error" in outcome && isTransientError(outcome.error)) {
-        wait(outcome.error);
-        return;
-      }
-      failures = 0;
-      await finish(write, outcome);
+    } finally {
+      // Synchronously with the last look at `entries`: a write queued after it starts a new run.
+      running = null;
     }
   };
 
   const run = (): Promise<void> => {
-    running ??= loop().finally(() => {
-      running = null;
-    });
+    running ??= loop();
     return running;
   };
 
-  const flush = (): Promise<void> => {
-    if (running !== null) return running;
-    return run();
-  };
+  const flush = (): Promise<void> => run();
 
-  const enqueue = async (
-    make: () => QueuedWrite,
-  ): Promise<unknown> => {
-    // Made now, so writes keep the order of the calls even while the storage loads.
+  const enqueue = (make: () => QueuedWrite): Promise<unknown> => {
     const write = make();
     const settled = new Promise<unknown>((resolve, reject) => {
       waiters.set(write, { resolve, reject });
     });
     track(write);
-    await ready;
-    entries.push(write);
-    await persist();
-    if (timer === null) void run();
-    else setState("waiting", state.error);
+    const add = async (): Promise<void> => {
+      entries.push(write);
+      const saved = persist();
+      const waiting = timer !== null;
+      setState(waiting ? "waiting" : "sending", waiting ? state.error : null);
+      // Stored before it is sent: a reload in between sends it again.
+      await saved;
+      if (timer === null) void run();
+    };
+    // Once loaded, queued at once (in `state.pending` when the call returns); before, after the stored ones.
+    if (loaded) void add();
+    else void ready.then(add);
     return settled;
   };
 
