@@ -185,6 +185,8 @@ export async function startServer(
     // Compiles the policies too: a bad one stops the boot here.
     store = createStore({
       db: database.db,
+      // Reads outside a transaction: the read pool (a read-only connection on a SQLite file).
+      readDb: database.readDb,
       dialect: database.dialect,
       manifest,
       changeBus: changeLog,

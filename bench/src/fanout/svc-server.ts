@@ -17,6 +17,7 @@ const connection = openSqlite(path);
 const log = createChangeLog({ db: connection.db, dialect: connection.dialect });
 const store = createStore({
   db: connection.db,
+  readDb: connection.readDb,
   dialect: connection.dialect,
   manifest: fanoutManifest,
   changeBus: log,

@@ -25,6 +25,13 @@ import { deleteRow, insertRow, updateRow, type WriteContext } from "./write-ops.
 export interface CreateStoreOptions {
   /** The kysely instance from `openSqlite` or `openPostgres` (or one built the same way). */
   readonly db: Kysely<EntityTables>;
+  /**
+   * Where reads outside a transaction go (`reader`, `systemReader`, and
+   * `ping` checks it too): the `readDb` of `openSqlite` or `openPostgres`.
+   * It must reach the same database as `db` and see each commit once the
+   * commit has returned. `close` destroys it with `db`. Default: `db`.
+   */
+  readonly readDb?: Kysely<EntityTables>;
   readonly dialect: StoreDialect;
   /** A validated manifest (`parseManifest`); it is not checked again. */
   readonly manifest: Manifest;
@@ -147,14 +154,18 @@ function createWriter(ctx: WriteContext, isOpen: () => boolean): EntityWriter {
  * per-entity (columns, codecs, constraints, access rules) is computed here,
  * once; call `migrate()` before the first read or write.
  *
+ * Writes go through `db`, in transactions; reads outside a transaction go
+ * through `readDb` (the read pool), so they never wait for a transaction.
+ *
  * @example
- * const { db, dialect } = openSqlite(".svc/data.db");
- * const store = createStore({ db, dialect, manifest });
+ * const database = openSqlite(".svc/data.db");
+ * const store = createStore({ ...database, manifest });
  * await store.migrate();
  * const todo = await store.transaction(auth, (tx) => tx.insert("Todo", { title: "Ship" }));
  */
 export function createStore(options: CreateStoreOptions): Store {
   const { db, dialect, manifest } = options;
+  const readDb = options.readDb ?? db;
   const clock = options.clock ?? (() => new Date());
   const bus =
     options.changeBus ??
@@ -168,8 +179,10 @@ export function createStore(options: CreateStoreOptions): Store {
   let fileCheck: FileReferenceCheck | undefined;
   const now = (): string => clock().toISOString();
   // Marks code running inside one of this store's transactions. On SQLite the
-  // transaction holds the only connection, so a read or transaction started
-  // there on the store itself would wait forever; both dialects refuse it.
+  // transaction holds the writer connection, so a transaction started there
+  // on the store itself would wait forever (a read too, in memory), and a
+  // read through the read pool would miss the transaction's own writes;
+  // both dialects refuse both.
   const insideTransaction = new AsyncLocalStorage<{ open: boolean; db?: Kysely<EntityTables> }>();
   const assertNotNested = (): void => {
     if (insideTransaction.getStore()?.open === true) throw new StoreError("NESTED_TRANSACTION");
@@ -238,15 +251,16 @@ export function createStore(options: CreateStoreOptions): Store {
     migrate: (migrateOptions = {}) =>
       migrateDatabase({ db, dialect, plan, now: clock(), packages: migrateOptions.packages }),
     reader: (auth: AuthContext) =>
-      createReader({ db, dialect, models, access, auth }, assertNotNested),
+      createReader({ db: readDb, dialect, models, access, auth }, assertNotNested),
     systemReader: () =>
       createReader(
         {
-          // Inside a transaction, read through it: on SQLite it holds the only
-          // connection, and the transaction's own writes must be visible.
+          // Inside a transaction, read through it: the transaction's own
+          // writes must be visible (and on SQLite in memory it holds the only
+          // connection). Outside one, through the read pool.
           get db() {
             const state = insideTransaction.getStore();
-            return state?.open === true && state.db !== undefined ? state.db : db;
+            return state?.open === true && state.db !== undefined ? state.db : readDb;
           },
           dialect,
           models,
@@ -278,14 +292,20 @@ export function createStore(options: CreateStoreOptions): Store {
       };
     },
     onChange: (listener) => bus.subscribe(listener),
+    // Ready only when both the writer and the read pool answer.
     ping: () =>
       guarded(async () => {
-        await sql`select 1`.execute(db);
+        await Promise.all(
+          (readDb === db ? [db] : [db, readDb]).map((target) => sql`select 1`.execute(target)),
+        );
       }),
     truncateAll: async () => {
       await guarded(() => truncateTables(db, dialect, manifest, bus));
       bus.publishReset?.();
     },
-    close: () => db.destroy(),
+    close: async () => {
+      if (readDb !== db) await readDb.destroy();
+      await db.destroy();
+    },
   };
 }

@@ -10,12 +10,20 @@ export type EntityTables = Record<string, Record<string, unknown>>;
 export type StoreDialect = "sqlite" | "postgres";
 
 /**
- * An open database, as `openSqlite` and `openPostgres` return it: hand `db`
- * and `dialect` to `createStore`, call `close` once at shutdown.
+ * An open database, as `openSqlite` and `openPostgres` return it: hand `db`,
+ * `readDb` and `dialect` to `createStore` (`createStore({ ...database,
+ * manifest })`), call `close` once at shutdown.
  */
 export interface StoreDatabase<TDialect extends StoreDialect = StoreDialect> {
+  /** The writer: transactions, migrations, and the framework packages' own tables. */
   readonly db: Kysely<EntityTables>;
+  /**
+   * The read pool: the store's reads outside a transaction. On Postgres a
+   * pool of its own (default 4 read-only connections); on a SQLite file a
+   * read-only connection of its own; `db` itself for SQLite `:memory:`.
+   */
+  readonly readDb: Kysely<EntityTables>;
   readonly dialect: TDialect;
-  /** Destroys the kysely instance and closes the file or pool; safe to call twice. */
+  /** Destroys both kysely instances and closes the files or pools; safe to call twice. */
   close(): Promise<void>;
 }

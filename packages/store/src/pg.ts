@@ -1,12 +1,29 @@
-import { Kysely, PostgresDialect, sql } from "kysely";
+import { CompiledQuery, Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import type { EntityTables, StoreDatabase } from "./database.js";
 
 /** Options of `openPostgres`. */
 export interface PostgresOptions {
-  /** Most connections the pool opens. Default 10. */
+  /**
+   * Most connections of the writer pool (`db`): transactions, migrations,
+   * and the framework packages' own tables (sessions, the change log, jobs).
+   * Default 10.
+   */
   readonly max?: number;
+  /**
+   * Most connections of the read pool (`readDb`), which serves the store's
+   * reads outside a transaction. Its sessions are read-only
+   * (`default_transaction_read_only`). Default 4, the spec's read
+   * connection pool; 0 opens no read pool (reads share the writer pool).
+   */
+  readonly readMax?: number;
 }
+
+/** The read pool's default size: the spec's "Read connection pool: 4 connections". */
+export const DEFAULT_READ_POOL_SIZE = 4;
+
+/** The writer pool's default size. */
+export const DEFAULT_WRITE_POOL_SIZE = 10;
 
 const INT8 = 20;
 const TIMESTAMPTZ = 1184;
@@ -51,20 +68,22 @@ function poolTypes(): pg.CustomTypesConfig {
   return types;
 }
 
-/**
- * Opens a Postgres connection pool for the store. The session time zone is
- * set to UTC on every connection; the pool has its own type parsers, so
- * other pg users in the process are unaffected.
- *
- * @example
- * const { db, dialect, close } = openPostgres(process.env.DATABASE_URL ?? "", { max: 20 });
- * const store = createStore({ db, dialect, manifest });
- */
-export function openPostgres(
+function checkPoolSize(name: string, value: number, min: number): number {
+  if (!Number.isInteger(value) || value < min) {
+    throw new TypeError(
+      `openPostgres: ${name} must be an integer of at least ${min}, got ${value}`,
+    );
+  }
+  return value;
+}
+
+/** A kysely instance over its own pool; every new connection runs `setup` first. */
+function pooled(
   url: string,
-  options: PostgresOptions = {},
-): StoreDatabase<"postgres"> {
-  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, types: poolTypes() });
+  max: number,
+  setup: readonly string[],
+): { db: Kysely<EntityTables>; pool: pg.Pool } {
+  const pool = new pg.Pool({ connectionString: url, max, types: poolTypes() });
   // An idle connection dropped by the server emits "error" on the pool; without a
   // listener that would crash the process. The next query reports the failure.
   pool.on("error", () => {});
@@ -72,17 +91,50 @@ export function openPostgres(
     dialect: new PostgresDialect({
       pool,
       onCreateConnection: async (connection) => {
-        await connection.executeQuery(sql`set time zone 'UTC'`.compile(db));
+        for (const statement of setup) {
+          await connection.executeQuery(CompiledQuery.raw(statement));
+        }
       },
     }),
   });
+  return { db, pool };
+}
+
+/**
+ * Opens the store's Postgres pools: a writer pool (`db`, default 10
+ * connections) for transactions and everything else, and a read pool
+ * (`readDb`, default 4, read-only sessions) for the store's reads outside
+ * a transaction, so list and get requests never wait for a connection a
+ * long transaction holds, nor take all of the writers'. Both reach the same
+ * database: a read issued after a commit sees it. The session time zone is
+ * set to UTC on every connection; the pools have their own type parsers,
+ * so other pg users in the process are unaffected. `close` ends both.
+ *
+ * @example
+ * const { db, readDb, dialect, close } = openPostgres(process.env.DATABASE_URL ?? "", { max: 20 });
+ * const store = createStore({ db, readDb, dialect, manifest });
+ */
+export function openPostgres(
+  url: string,
+  options: PostgresOptions = {},
+): StoreDatabase<"postgres"> {
+  const max = checkPoolSize("max", options.max ?? DEFAULT_WRITE_POOL_SIZE, 1);
+  const readMax = checkPoolSize("readMax", options.readMax ?? DEFAULT_READ_POOL_SIZE, 0);
+  const writer = pooled(url, max, ["set time zone 'UTC'"]);
+  const reader =
+    readMax === 0
+      ? writer
+      : pooled(url, readMax, ["set time zone 'UTC'", "set default_transaction_read_only = on"]);
   return {
-    db,
+    db: writer.db,
+    readDb: reader.db,
     dialect: "postgres",
     async close() {
-      await db.destroy();
-      // Kysely ends the pool only if it ever ran a query.
-      if (!pool.ended) await pool.end();
+      for (const { db, pool } of reader === writer ? [writer] : [reader, writer]) {
+        await db.destroy();
+        // Kysely ends a pool only if it ever ran a query.
+        if (!pool.ended) await pool.end();
+      }
     },
   };
 }

@@ -47,6 +47,57 @@ export interface SqliteOptions {
    * file's part and drop the other's.
    */
   readonly attach?: Readonly<Record<string, string>>;
+  /**
+   * Whether reads outside a transaction get a read-only connection of their
+   * own (`readDb`), so they never wait for a write transaction that holds
+   * the writing connection across the awaits of a mutation. Default true;
+   * ignored for `:memory:` (and `""`), which always keeps one connection.
+   */
+  readonly readConnection?: boolean;
+}
+
+function isInMemory(file: string): boolean {
+  return file === ":memory:" || file === "";
+}
+
+function checkAttachNames(attach: Readonly<Record<string, string>>): void {
+  for (const schema of Object.keys(attach)) {
+    if (!ATTACH_NAME.test(schema)) throw new TypeError(`openSqlite: bad attach name ${schema}`);
+  }
+}
+
+function attachDatabase(database: Database.Database, schema: string, file: string): void {
+  // The file name is a bound parameter; the schema name was checked before.
+  database.prepare(`attach database ? as ${schema}`).run(file);
+}
+
+/**
+ * The read connection: read-only, with the writer's attached files (an
+ * attached `:memory:` database exists only on the writer and is left out).
+ * Opened on the first read, after the writer created the files and
+ * switched them to WAL; a store that never reads never opens it.
+ */
+function openReadConnection(
+  path: string,
+  attach: Readonly<Record<string, string>>,
+): Database.Database {
+  const database = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    for (const [schema, file] of Object.entries(attach)) {
+      if (!isInMemory(file)) attachDatabase(database, schema, file);
+    }
+    database.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  } catch (error) {
+    database.close();
+    throw error;
+  }
+  return database;
+}
+
+function kyselyOver(
+  database: SqliteDatabase | (() => Promise<SqliteDatabase>),
+): Kysely<EntityTables> {
+  return new Kysely<EntityTables>({ dialect: new SqliteDialect({ database }) });
 }
 
 /**
@@ -61,31 +112,45 @@ export interface SqliteOptions {
  * the data is already in the operating system's file cache; only a power
  * loss or OS crash can drop the last few commits, and never corrupts the file.
  *
+ * Two connections to a file: `db` writes (transactions, migrations, the
+ * framework packages' own tables) and `readDb`, read-only, serves the
+ * store's reads outside a transaction. SQLite runs one statement at a time
+ * per process either way; what the second connection buys is that a read
+ * never queues behind a write transaction held open across a mutation's
+ * awaits. In WAL mode it reads the last committed state, so a read issued
+ * after a commit sees it. `:memory:` has a single connection (`readDb` is `db`).
+ *
  * @example
- * const { db, dialect, close } = openSqlite(".svc/data.db", { attach: { auth: ":memory:" } });
- * const store = createStore({ db, dialect, manifest });
+ * const { db, readDb, dialect, close } = openSqlite(".svc/data.db", { attach: { auth: ":memory:" } });
+ * const store = createStore({ db, readDb, dialect, manifest });
  */
 export function openSqlite(path: string, options: SqliteOptions = {}): StoreDatabase<"sqlite"> {
+  const attach = options.attach ?? {};
+  checkAttachNames(attach);
   const database = new Database(path);
   database.pragma("journal_mode = WAL");
-  for (const [schema, file] of Object.entries(options.attach ?? {})) {
-    if (!ATTACH_NAME.test(schema)) throw new TypeError(`openSqlite: bad attach name ${schema}`);
-    // The file name is a bound parameter; the schema name was checked above.
-    database.prepare(`attach database ? as ${schema}`).run(file);
-    if (file !== ":memory:" && file !== "") database.pragma(`${schema}.journal_mode = WAL`);
+  for (const [schema, file] of Object.entries(attach)) {
+    attachDatabase(database, schema, file);
+    if (!isInMemory(file)) database.pragma(`${schema}.journal_mode = WAL`);
   }
   database.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   database.pragma("foreign_keys = ON");
   database.pragma("synchronous = NORMAL");
-  const db = new Kysely<EntityTables>({
-    dialect: new SqliteDialect({ database: withStatementCache(database) }),
-  });
+  const db = kyselyOver(withStatementCache(database));
+  // Kysely opens it on the first read and closes it on destroy (only then).
+  const readDb =
+    options.readConnection === false || isInMemory(path)
+      ? db
+      : kyselyOver(async () => withStatementCache(openReadConnection(path, attach)));
   return {
     db,
+    readDb,
     dialect: "sqlite",
     async close() {
+      // The reader first: the writer, closing last, checkpoints and removes the WAL.
+      if (readDb !== db) await readDb.destroy();
       await db.destroy();
-      // Kysely closes the file only if it ever ran a query.
+      // Kysely closes the writer's file only if it ever ran a query on it.
       if (database.open) database.close();
     },
   };

@@ -134,7 +134,11 @@ export interface Store {
    * schema cannot be reached without losing data.
    */
   migrate(options?: MigrateOptions): Promise<MigrationReport>;
-  /** Reads outside a transaction. */
+  /**
+   * Reads outside a transaction, through the read pool (`readDb`): they never
+   * wait for a write transaction, and see every write committed before they
+   * start. Inside `transaction` use its writer (this throws `NESTED_TRANSACTION`).
+   */
   reader(auth: AuthContext): EntityReader;
   /**
    * Reads with the admin token's rights, for framework code that must look
@@ -171,9 +175,10 @@ export interface Store {
   onFileReference(check: FileReferenceCheck): () => void;
   /** Subscribes to committed changes; returns the unsubscribe function. */
   onChange(listener: ChangeListener): () => void;
-  /** Resolves when the database answers a trivial query. */
+  /** Resolves when the database answers a trivial query, on the writer and the read pool. */
   ping(): Promise<void>;
   /** Deletes every row of every entity (dev-mode test reset). */
   truncateAll(): Promise<void>;
+  /** Closes the writer and the read pool (`db` and `readDb`). */
   close(): Promise<void>;
 }

@@ -20,14 +20,14 @@ describe("the README example", () => {
     try {
       // --- the README example, verbatim ---
       const manifest = parseManifest(JSON.parse(manifestJson));
-      const { db, dialect, close } = openSqlite(path);
-      const store = createStore({ db, dialect, manifest });
+      const database = openSqlite(path); // { db, readDb, dialect, close }
+      const store = createStore({ ...database, manifest });
       await store.migrate();
       const list = await store.transaction(adminAuth, (tx) => tx.insert("List", { title: "Home" }));
       const page = await store
         .reader(adminAuth)
         .query("List", { orderBy: { field: "title" }, limit: 50 });
-      await close();
+      await store.close(); // closes the writer and the read pool
       // --- end ---
       expect(page.rows).toStrictEqual([list]);
     } finally {
