@@ -179,7 +179,8 @@ async function copyExample(
  * becomes `outDir/<name>` (without its tests, `node_modules`, dotfiles or
  * build output), and `outDir/index.json` records the templates (the
  * example's `description` is the line `--help` shows, its dependencies and
- * `build` script are the generated app's) and one range per dependency.
+ * `build` and `codegen` scripts are the generated app's) and one range per
+ * dependency.
  */
 export async function buildTemplates(options: BuildTemplatesOptions): Promise<TemplatesIndex> {
   const examplesDir = join(options.workspaceRoot, "examples");
@@ -208,6 +209,7 @@ export async function buildTemplates(options: BuildTemplatesOptions): Promise<Te
       dependencies: Object.keys(templatePackage.dependencies),
       devDependencies: Object.keys(templatePackage.devDependencies),
       ...(templatePackage.build !== undefined && { build: templatePackage.build }),
+      ...(templatePackage.codegen !== undefined && { codegen: templatePackage.codegen }),
     }),
   );
   const index: TemplatesIndex = { versions, templates };

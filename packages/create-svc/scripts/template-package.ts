@@ -24,6 +24,8 @@ export interface TemplatePackage {
   readonly devDependencies: Readonly<Record<string, string>>;
   /** The example's `build` script (the web build), when it has one. */
   readonly build?: string;
+  /** The example's `codegen` script (`svc codegen --out web/svc-api.ts`), when it has one. */
+  readonly codegen?: string;
   /** The example's `description`, the template's line in `create-svc --help`. */
   readonly description?: string;
 }
@@ -81,6 +83,7 @@ export function readTemplatePackage(
     dependencies: sortedByName(dependencies),
     devDependencies: sortedByName(devDependencies),
     ...(typeof scripts.build === "string" && { build: scripts.build }),
+    ...(typeof scripts.codegen === "string" && { codegen: scripts.codegen }),
     ...(typeof description === "string" && { description }),
   };
 }

@@ -27,6 +27,7 @@ const WITH_WEB = {
   // Unsorted and without typescript: the app gets both sorted, typescript added.
   devDependencies: ["esbuild", "@types/react"],
   build: BUILD,
+  codegen: "svc codegen --out web/svc-api.ts",
 };
 
 describe("createAppPackageJson", () => {
@@ -50,6 +51,7 @@ describe("createAppPackageJson", () => {
     const packageJson = createAppPackageJson("my-app", WITH_WEB, VERSIONS);
     expect(packageJson.scripts).toEqual({
       build: BUILD,
+      codegen: "svc codegen --out web/svc-api.ts",
       dev: `${BUILD} && SVC_DEV_MODE=true svc-server`,
       start: "svc-server",
       typecheck: "tsc --noEmit",

@@ -12,6 +12,8 @@ export interface AppPackageTemplate {
   readonly devDependencies: readonly string[];
   /** The web build (`esbuild web/main.tsx … --outfile=public/app.js`), when the template has one. */
   readonly build?: string | undefined;
+  /** Writes the front end's `Api` type (`svc codegen --out web/svc-api.ts`), when the template has one. */
+  readonly codegen?: string | undefined;
 }
 
 /** The `package.json` of a generated app. */
@@ -47,7 +49,8 @@ function pick(
  * `build` is the template's web build; `dev` runs it (inline, so any
  * package manager works) and serves the app with `SVC_DEV_MODE=true` (a
  * POSIX shell assignment: macOS, Linux, WSL, Git Bash); `start` is the
- * production shape configured only by the environment. `links` replaces
+ * production shape configured only by the environment. `codegen` (the
+ * template's, when it has one) rewrites the page's `Api` type. `links` replaces
  * dependencies by other specifiers (the `link:` paths of a checkout).
  * Throws `TEMPLATES_MISSING` when `versions` lacks a dependency.
  */
@@ -73,6 +76,7 @@ export function createAppPackageJson(
     type: "module",
     scripts: {
       ...(template.build !== undefined && { build: template.build }),
+      ...(template.codegen !== undefined && { codegen: template.codegen }),
       dev: template.build === undefined ? serve : `${template.build} && ${serve}`,
       start: "svc-server",
       typecheck: "tsc --noEmit",

@@ -44,17 +44,23 @@ describe("createAppReadme", () => {
     const readme = createAppReadme(INPUT);
     expect(readme).not.toContain("npm run build");
     expect(readme).not.toContain("`web/`");
+    expect(readme).not.toContain("codegen");
   });
 
   it("explains the front end: dev builds it, the page is at /, production builds first", () => {
     const readme = createAppReadme({
       ...INPUT,
-      template: { ...INPUT.template, build: "esbuild web/main.tsx --outfile=public/app.js" },
+      template: {
+        ...INPUT.template,
+        build: "esbuild web/main.tsx --outfile=public/app.js",
+        codegen: "svc codegen --out web/svc-api.ts",
+      },
       directories: ["functions", "public", "seed", "web"],
     });
     expect(readme).toContain("`npm run dev` builds the front end (`npm run build`)");
     expect(readme).toContain("open http://localhost:4321\nfor the page");
     expect(readme).toContain("| `web/` | the React front end;");
+    expect(readme).toContain("run\n`npm run codegen` (`svc codegen --out web/svc-api.ts`)");
     expect(readme).toContain("| `public/` | the page svc serves at `/`");
     expect(readme).toContain("| `seed/` | sample rows");
     // The functions directory has its own row, never a second one.

@@ -9,11 +9,15 @@ export interface AppFunction {
 export interface AppReadmeInput {
   /** The package name of the app. */
   readonly name: string;
-  /** The template it was made from; `build` is its web build, when it has a front end. */
+  /**
+   * The template it was made from; `build` is its web build, when it has a
+   * front end, and `codegen` the script that writes the page's `Api` type.
+   */
   readonly template: {
     readonly name: string;
     readonly description: string;
     readonly build?: string | undefined;
+    readonly codegen?: string | undefined;
   };
   /** Entity names declared in `svc.json`. */
   readonly entities: readonly string[];
@@ -53,6 +57,13 @@ function directoryRows(input: AppReadmeInput): string {
       return `| \`${directory}/\` | ${note} |\n`;
     })
     .join("");
+}
+
+function codegenNote(input: AppReadmeInput): string {
+  if (input.template.codegen === undefined) return "";
+  return ` Then run
+\`npm run codegen\` (\`${input.template.codegen}\`): it rewrites the \`Api\` type the
+page's hooks and client calls are checked against.`;
 }
 
 function runSection(input: AppReadmeInput): string {
@@ -106,7 +117,7 @@ ${hasBuild ? "`npm run build` and then " : ""}\`$env:SVC_DEV_MODE="true"; npm st
 ${directoryRows(input)}| \`tsconfig.json\` | type-checking${hasBuild ? " for the functions and the front end" : " for the functions"}: \`npm run typecheck\` |
 
 Change \`svc.json\` and restart: the server adds new tables and columns
-itself. Add a function by adding a file to \`${input.functionsDir}/\`.
+itself. Add a function by adding a file to \`${input.functionsDir}/\`.${codegenNote(input)}
 
 ## Production
 

@@ -15,6 +15,8 @@ export interface TemplateInfo {
   readonly devDependencies: readonly string[];
   /** The example's `build` script (its web build), when it has one. */
   readonly build?: string;
+  /** The example's `codegen` script (the client's `Api` type, `svc codegen`), when it has one. */
+  readonly codegen?: string;
 }
 
 /**
@@ -54,7 +56,8 @@ function isTemplateInfo(value: unknown): value is TemplateInfo {
     typeof value.description === "string" &&
     isStringArray(value.dependencies) &&
     isStringArray(value.devDependencies) &&
-    (value.build === undefined || typeof value.build === "string")
+    (value.build === undefined || typeof value.build === "string") &&
+    (value.codegen === undefined || typeof value.codegen === "string")
   );
 }
 
@@ -79,6 +82,7 @@ function parseTemplatesIndex(value: unknown): TemplatesIndex | undefined {
       dependencies: [...entry.dependencies],
       devDependencies: [...entry.devDependencies],
       ...(entry.build !== undefined && { build: entry.build }),
+      ...(entry.codegen !== undefined && { codegen: entry.codegen }),
     });
   }
   return { versions, templates };

@@ -86,7 +86,7 @@ function fakeWorkspace(root: string): void {
     JSON.stringify({
       name: "@x/board",
       description: "A board with a page.",
-      scripts: { build: WEB_BUILD, test: "vitest run" },
+      scripts: { build: WEB_BUILD, codegen: "svc codegen --out web/api.ts", test: "vitest run" },
       dependencies: {
         "@svc/client": "workspace:*",
         "@svc/functions": "workspace:*",
@@ -210,6 +210,7 @@ describe("buildTemplates", () => {
           // The monorepo's test tooling (@svc/tooling, vitest) stays behind.
           devDependencies: ["@types/node", "esbuild", "typescript"],
           build: WEB_BUILD,
+          codegen: "svc codegen --out web/api.ts",
         },
         {
           name: "notes",

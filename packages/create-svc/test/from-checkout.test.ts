@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -254,10 +254,19 @@ describe("an app scaffolded from this checkout", () => {
       );
 
       run("pnpm", ["install", "--prefer-offline"], appDir);
+      if (packageJson.scripts.codegen !== undefined) {
+        // The page's Api type, written again by the app's own `svc codegen`.
+        const api = join(appDir, "web/svc-api.ts");
+        rmSync(api);
+        run("pnpm", ["run", "codegen"], appDir);
+        expect(readFileSync(api, "utf8")).toContain(`(app "${smoke.template}-app")`);
+      }
       run("pnpm", ["run", "typecheck"], appDir);
 
       const hasPage = packageJson.scripts.build !== undefined;
-      expect(hasPage).toBe(existsSync(join(WORKSPACE_ROOT, "examples", smoke.template, "web")));
+      expect(hasPage, "a build script exactly when the example has web/").toBe(
+        existsSync(join(WORKSPACE_ROOT, "examples", smoke.template, "web", "main.tsx")),
+      );
       if (hasPage) {
         expect(existsSync(join(appDir, "public/app.js"))).toBe(false);
         run("pnpm", ["run", "build"], appDir);

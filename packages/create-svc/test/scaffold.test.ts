@@ -99,7 +99,9 @@ describe("scaffold", () => {
       devDependencies?: Record<string, string>;
     };
     const build = examplePackage.scripts?.build;
+    const codegen = examplePackage.scripts?.codegen;
     expect(info?.build).toBe(build);
+    expect(info?.codegen).toBe(codegen);
     const testTools = new Set(["@svc/server", "@svc/tooling", "vitest", "playwright-core"]);
     const dependencies = [...Object.keys(examplePackage.dependencies ?? {}), "@svc/server"];
     const devDependencies = [
@@ -119,6 +121,7 @@ describe("scaffold", () => {
       type: "module",
       scripts: {
         ...(build !== undefined && { build }),
+        ...(codegen !== undefined && { codegen }),
         dev: build === undefined ? SERVE : `${build} && ${SERVE}`,
         start: "svc-server",
         typecheck: "tsc --noEmit",

@@ -35,7 +35,7 @@ describe("readTemplatePackage", () => {
     const read = readTemplatePackage(
       {
         description: "A page.",
-        scripts: { build: "esbuild web/main.tsx", test: "vitest run" },
+        scripts: { build: "esbuild web/main.tsx", codegen: "svc codegen", test: "vitest run" },
         dependencies: { react: "catalog:", "@svc/client": "workspace:*" },
         devDependencies: {
           "@svc/server": "workspace:^",
@@ -55,6 +55,7 @@ describe("readTemplatePackage", () => {
       },
       devDependencies: { "@types/node": "catalog:", esbuild: "catalog:", typescript: "catalog:" },
       build: "esbuild web/main.tsx",
+      codegen: "svc codegen",
       description: "A page.",
     });
     // Sorted by name, as a package.json is usually kept.
