@@ -132,7 +132,9 @@ describe("production mode", () => {
       const listed = await fetch(`${server.url}/api/entities/Note`, {
         headers: { origin: "https://app.example", authorization: `Bearer ${ADMIN_TOKEN}` },
       });
-      expect(listed.headers.get("access-control-expose-headers")).toBe("X-Next-Cursor");
+      expect(listed.headers.get("access-control-expose-headers")).toBe(
+        "X-Next-Cursor,Idempotent-Replayed",
+      );
 
       const boom = await fetch(`${server.url}/api/fn/boom`, {
         method: "POST",

@@ -34,8 +34,9 @@ export function apiGate(options: {
     origin: options.corsOrigins === true ? true : [...options.corsOrigins],
     credentials: true,
     maxAge: 600,
-    // Browser clients page through entity lists with this header.
-    exposedHeaders: ["X-Next-Cursor"],
+    // Browser clients page through entity lists with the first and learn
+    // that a retried write was answered from its idempotency record with the second.
+    exposedHeaders: ["X-Next-Cursor", "Idempotent-Replayed"],
   });
   const authenticate = (req: Request, res: Response, next: NextFunction): void => {
     resolveRequestAuth(req, res, options.authenticate)
