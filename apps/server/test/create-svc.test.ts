@@ -15,20 +15,26 @@ import { tempDir } from "./fixtures.js";
 const WORKSPACE_ROOT = join(import.meta.dirname, "../../..");
 
 const FUNCTIONS_DIR = join(WORKSPACE_ROOT, "packages/functions");
+const CLIENT_DIR = join(WORKSPACE_ROOT, "packages/client");
 const fromFunctions = createRequire(join(FUNCTIONS_DIR, "package.json"));
+const fromClient = createRequire(join(CLIENT_DIR, "package.json"));
 const fromHere = createRequire(import.meta.url);
 const TYPESCRIPT_DIR = dirname(fromHere.resolve("typescript/package.json"));
 
 /**
  * What `npm install` would give a scaffolded app, as symlinks into this
- * workspace: @svc/functions and the zod it resolves (for the functions), and
- * typescript with @types/node (for its typecheck script).
+ * workspace: @svc/functions and the zod it resolves (for the functions),
+ * typescript with @types/node (for its typecheck script), and @svc/client
+ * with the React types it resolves (for a template's page in web/).
  */
 const LINKED_PACKAGES: Record<string, string> = {
   "@svc/functions": FUNCTIONS_DIR,
   zod: dirname(fromFunctions.resolve("zod/package.json")),
   typescript: TYPESCRIPT_DIR,
   "@types/node": dirname(fromHere.resolve("@types/node/package.json")),
+  "@svc/client": CLIENT_DIR,
+  "@types/react": dirname(fromClient.resolve("@types/react/package.json")),
+  "@types/react-dom": dirname(fromClient.resolve("@types/react-dom/package.json")),
 };
 
 function linkDependencies(appDir: string): void {
@@ -103,7 +109,7 @@ describe("a scaffolded app", () => {
   );
 
   it.each(SMOKE_CALLS.map((smoke) => smoke.template))(
-    "type-checks the %s template's functions with the generated tsconfig",
+    "type-checks the %s template's functions (and page) with the generated tsconfig",
     async (template) => {
       using temp = tempDir();
       const appDir = join(temp.path, "app");

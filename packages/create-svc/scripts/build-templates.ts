@@ -34,7 +34,7 @@ const SKIPPED_PATHS = new Set([
  * `package.json` description speaks about the monorepo instead.
  */
 const DESCRIPTIONS: Readonly<Record<string, string>> = {
-  todo: "Lists and todos with an owner: two entities, an index, queries, mutations and an action.",
+  todo: "Your todos on a React page: magic-code sign-in, a list live across tabs, queries, mutations and an action.",
 };
 
 /** Workspace folders whose packages may be dependencies of a generated app. */
