@@ -1,13 +1,20 @@
 import { query } from "@svc/functions";
 import { requireUserId } from "./_caller.js";
 
-/** The invitations addressed to the caller's email address. */
+/**
+ * The invitations addressed to the caller's email address, once that
+ * address is verified (before, `emailVerified` is false and the list is
+ * empty: an unverified address may belong to someone else).
+ */
 export default query({
   args: {},
   handler: async (ctx) => {
     const userId = requireUserId(ctx);
     const user = await ctx.db.get("User", userId);
-    if (user === null || typeof user.email !== "string") return { invitations: [] };
+    if (user === null || typeof user.email !== "string") {
+      return { invitations: [], emailVerified: false };
+    }
+    if (typeof user.emailVerified !== "string") return { invitations: [], emailVerified: false };
     const page = await ctx.db.query("Invitation", {
       where: { email: user.email },
       orderBy: { field: "createdAt", direction: "desc" },
@@ -19,6 +26,6 @@ export default query({
       orgName: invitation.orgName as string,
       role: invitation.role as string,
     }));
-    return { invitations };
+    return { invitations, emailVerified: true };
   },
 });

@@ -1,6 +1,8 @@
+import { createClient } from "@svc/client";
 import { testDatabases } from "@svc/tooling/databases";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  ADMIN_TOKEN,
   type Answer,
   call,
   callFunction,
@@ -135,6 +137,7 @@ describe.each(testDatabases())("organizations and their projects on $name", (dat
     const carolsInvitations = await callFunction(app, carol, "myInvitations");
     expect(carolsInvitations.body).toEqual({
       invitations: [{ id: invitationId, orgId: orgA, orgName: "Acme", role: "member" }],
+      emailVerified: true,
     });
     expect((await callFunction(app, carol, "acceptInvitation", { id: invitationId })).body).toEqual(
       {
@@ -179,5 +182,146 @@ describe.each(testDatabases())("organizations and their projects on $name", (dat
     expect(projectNames(await callFunction(app, alice, "listProjects"))).not.toContain(
       "Carol's garden",
     );
+  });
+
+  it("lets only the verified owner of the invited address answer an invitation", async () => {
+    const invited = await callFunction(app, alice, "inviteMember", {
+      orgId: orgA,
+      email: "frank@example.com",
+    });
+    const invitationId = (invited.body as { id: string }).id;
+
+    // Someone registers a password account for Frank's address before Frank does.
+    const squatter = createClient({ url: app.url });
+    await squatter.auth.register("frank@example.com", "a long enough password");
+    const token = (await squatter.token()) ?? "";
+    expect((await callFunction(app, token, "myInvitations")).body).toEqual({
+      invitations: [],
+      emailVerified: false,
+    });
+    for (const name of ["acceptInvitation", "declineInvitation"]) {
+      const answer = await callFunction(app, token, name, { id: invitationId });
+      expect(answer.status, name).toBe(403);
+      expect(errorCode(answer), name).toBe("EMAIL_NOT_VERIFIED");
+    }
+    // Nor by hand: no membership row, no deleting the invitation, no reply that joins.
+    const join = await call(app, "POST", "/api/entities/OrgMember", {
+      token,
+      body: { orgId: orgA, userId: "x", role: "member", email: "frank@example.com" },
+    });
+    expect(join.status).toBe(403);
+    const me = await call(app, "GET", "/api/auth/me", { token });
+    const userId = (me.body as { user_id: string }).user_id;
+    const ownJoin = await call(app, "POST", "/api/entities/OrgMember", {
+      token,
+      body: { orgId: orgA, userId, role: "member", email: "frank@example.com" },
+    });
+    expect(ownJoin.status).toBe(403);
+    const withdraw = await call(app, "DELETE", `/api/entities/Invitation/${invitationId}`, {
+      token,
+    });
+    expect(withdraw.status).toBe(403);
+    const reply = await call(app, "POST", "/api/entities/InvitationReply", {
+      token,
+      body: { invitationId, accept: true },
+    });
+    expect(reply.status).toBe(201);
+    const settled = await call(
+      app,
+      "DELETE",
+      `/api/entities/InvitationReply/${(reply.body as { id: string }).id}`,
+      { token },
+    );
+    expect(errorCode(settled)).toBe("EMAIL_NOT_VERIFIED");
+    expect(errorCode(await select(token, orgA))).toBe("NOT_A_MEMBER");
+
+    // Proving the address settles it.
+    const sent = await squatter.auth.sendVerification();
+    await squatter.auth.verifyEmail(sent.dev_code ?? "");
+    expect((await callFunction(app, token, "acceptInvitation", { id: invitationId })).body).toEqual(
+      {
+        orgId: orgA,
+        role: "member",
+      },
+    );
+    expect((await select(token, orgA)).status).toBe(200);
+  });
+
+  it("declines an invitation, and lets owners withdraw theirs", async () => {
+    const grace = await signInWithCode(app, "grace@example.com");
+    const first = await callFunction(app, bob, "inviteMember", {
+      orgId: orgB,
+      email: "grace@example.com",
+    });
+    const firstId = (first.body as { id: string }).id;
+    expect(await callFunction(app, grace, "declineInvitation", { id: firstId })).toMatchObject({
+      status: 200,
+      body: { orgId: orgB, declined: true },
+    });
+    expect(await callFunction(app, grace, "myInvitations")).toMatchObject({
+      body: { invitations: [] },
+    });
+    expect(errorCode(await select(grace, orgB))).toBe("NOT_A_MEMBER");
+    const gone = await callFunction(app, grace, "acceptInvitation", { id: firstId });
+    expect(errorCode(gone)).toBe("INVITATION_NOT_FOUND");
+
+    const second = await callFunction(app, bob, "inviteMember", {
+      orgId: orgB,
+      email: "grace@example.com",
+    });
+    const secondId = (second.body as { id: string }).id;
+    const withdrawn = await call(app, "DELETE", `/api/entities/Invitation/${secondId}`, {
+      token: bob,
+    });
+    expect(withdrawn.status).toBe(200);
+    expect(await callFunction(app, grace, "myInvitations")).toMatchObject({
+      body: { invitations: [] },
+    });
+  });
+
+  it("refuses an invitation that misnames its organization", async () => {
+    const forged = await call(app, "POST", "/api/entities/Invitation", {
+      token: alice,
+      body: { orgId: orgA, orgName: "Your bank", email: "victim@example.com", role: "member" },
+    });
+    expect(forged.status).toBe(403);
+    expect(errorCode(forged)).toBe("POLICY_DENIED");
+    const honest = await call(app, "POST", "/api/entities/Invitation", {
+      token: alice,
+      body: { orgId: orgA, orgName: "Acme", email: "victim@example.com", role: "member" },
+    });
+    expect(honest.status).toBe(201);
+  });
+
+  it("hands an organization to its next member when its last owner deletes their account", async () => {
+    const owner = createClient({ url: app.url });
+    await owner.auth.register("founder@example.com", "a long enough password");
+    const org = (await owner.fn("createOrganization", { name: "Handover" })) as { id: string };
+    const solo = (await owner.fn("createOrganization", { name: "Solo" })) as { id: string };
+    await owner.auth.selectOrg(solo.id);
+    await owner.fn("createProject", { name: "Solo project" });
+    const invite = (await owner.fn("inviteMember", {
+      orgId: org.id,
+      email: "heir@example.com",
+    })) as { id: string };
+    await owner.fn("inviteMember", { orgId: solo.id, email: "never@example.com" });
+    const heir = await signInWithCode(app, "heir@example.com");
+    await callFunction(app, heir, "acceptInvitation", { id: invite.id });
+
+    await owner.auth.deleteAccount();
+    expect((await callFunction(app, heir, "myOrganizations")).body).toMatchObject({
+      organizations: [{ id: org.id, name: "Handover", role: "owner" }],
+    });
+    const members = await callFunction(app, heir, "orgMembers", { orgId: org.id });
+    expect((members.body as { members: { role: string }[] }).members).toHaveLength(1);
+    for (const entity of ["Organization", "Project", "Invitation"]) {
+      const rows = await call(app, "GET", `/api/entities/${entity}?limit=1000`, {
+        token: ADMIN_TOKEN,
+      });
+      const left = (rows.body as { id: string; orgId?: string }[]).filter(
+        (row) => row.id === solo.id || row.orgId === solo.id,
+      );
+      expect(left, entity).toEqual([]);
+    }
   });
 });

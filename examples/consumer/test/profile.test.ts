@@ -102,6 +102,18 @@ describe.each(testDatabases())("sign-in and profiles on $name", (database) => {
     expect(names).not.toContain("Hacked");
   });
 
+  it("shows profiles to signed-in users only, not to guests or anonymous callers", async () => {
+    const token = await signInWithCode(app, "visible@example.com");
+    const saved = await callFunction(app, token, "saveProfile", { displayName: "Visible" });
+    const id = (saved.body as { id: string }).id;
+    const guest = ((await call(app, "POST", "/api/auth/guest")).body as { token: string }).token;
+    expect((await call(app, "GET", `/api/entities/Profile/${id}`, { token: guest })).status).toBe(
+      404,
+    );
+    expect((await call(app, "GET", "/api/entities/Profile", { token: guest })).body).toEqual([]);
+    expect((await call(app, "GET", `/api/entities/Profile/${id}`)).status).toBe(404);
+  });
+
   it("keeps one profile per user even when written through the entity API", async () => {
     const token = await signInWithCode(app, "twice@example.com");
     const first = await call(app, "POST", "/api/entities/Profile", {
