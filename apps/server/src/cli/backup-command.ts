@@ -31,7 +31,7 @@ With DATABASE_URL the data is in Postgres: use pg_dump and pg_restore.
 export class BackupUsageError extends Error {}
 
 /** What to run instead when the data lives in Postgres. */
-export function postgresBackupAdvice(command: "backup" | "restore"): string {
+function postgresBackupAdvice(command: "backup" | "restore"): string {
   return `DATABASE_URL is set: the data lives in Postgres, which svc ${command} does not copy. Use Postgres's own tools, e.g.
   pg_dump --format=custom --no-owner --file=svc-$(date -u +%Y%m%dT%H%M%SZ).dump "$DATABASE_URL"
   pg_restore --clean --if-exists --no-owner --single-transaction --dbname="$DATABASE_URL" svc-<time>.dump
