@@ -33,7 +33,7 @@ export default mutation({
       return { id: updated.id, quantity };
     }
     const cart = await ctx.db.query("CartItem", { limit: MAX_CART_LINES });
-    if (cart.nextCursor !== null) {
+    if (cart.rows.length >= MAX_CART_LINES) {
       return ctx.error("CART_FULL", `A cart holds at most ${MAX_CART_LINES} products.`, 400);
     }
     const inserted = await ctx.db.insert("CartItem", { productId: product.id, quantity });

@@ -387,4 +387,63 @@ describe.each(testDatabases())("the shop on $name", (database) => {
     const anonymous = await request<ErrorBody>(server, "POST", "/api/fn/cart", { body: {} });
     expect(anonymous.status).toBe(401);
   });
+
+  it("holds at most 50 products in one cart", async () => {
+    const batch = {
+      operations: Array.from({ length: 51 }, (_, index) => ({
+        op: "insert",
+        entity: "Product",
+        data: { name: `Bulk ${index}`, priceCents: 100, stock: 5, active: true },
+      })),
+    };
+    const seeded = await request<{ ids: string[] }>(server, "POST", "/api/batch", {
+      token: ADMIN_TOKEN,
+      body: batch,
+    });
+    const ids = seeded.body.ids;
+    const token = await newUser();
+    for (const productId of ids.slice(0, 50)) {
+      expect((await call(server, token, "addToCart", { productId })).status).toBe(200);
+    }
+    const full = await call<ErrorBody>(server, token, "addToCart", { productId: ids[50] });
+    expect(full.status).toBe(400);
+    expect(full.body.error.code).toBe("CART_FULL");
+    // More of a product already in the cart still fits.
+    expect((await call(server, token, "addToCart", { productId: ids[0] })).status).toBe(200);
+    // A line added past the cap by hand is still shown, since checkout would buy it.
+    await request(server, "POST", "/api/entities/CartItem", {
+      token,
+      body: { productId: ids[50], quantity: 1 },
+    });
+    const cart = (await call<CartView>(server, token, "cart")).body;
+    expect(cart.lines).toHaveLength(51);
+    expect(cart).toMatchObject({ itemCount: 52, totalCents: 5200 });
+  });
+
+  it("empties the cart of a deleted account and keeps its orders", async () => {
+    const email = `leaving-${++emails}@example.com`;
+    const token = await signIn(server, email);
+    await call(server, token, "addToCart", { productId: product("Enamel mug") });
+    const order = await call<{ orderId: string }>(server, token, "checkout");
+    await call(server, token, "addToCart", { productId: product("Linen tea towel"), quantity: 2 });
+    const stray = await request<{ id: string }>(server, "POST", "/api/entities/CheckoutRequest", {
+      token,
+      body: {},
+    });
+    const me = await request<{ user_id: string }>(server, "GET", "/api/auth/me", { token });
+    const userId = me.body.user_id;
+
+    const deleted = await request(server, "DELETE", "/api/auth/account", { token });
+    expect(deleted.status).toBe(200);
+    expect((await adminList(server, "CartItem")).filter((row) => row.ownerId === userId)).toEqual(
+      [],
+    );
+    expect(
+      (await adminList(server, "CheckoutRequest")).filter((row) => row.id === stray.body.id),
+    ).toEqual([]);
+    // Deleting the stray request bought nothing: one order, and the towels are still in stock.
+    const orders = (await adminList(server, "Order")).filter((row) => row.ownerId === userId);
+    expect(orders.map((row) => row.id)).toEqual([order.body.orderId]);
+    expect(await stockOf("Linen tea towel")).toBe(40);
+  });
 });
