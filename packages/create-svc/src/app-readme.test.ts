@@ -7,7 +7,7 @@ const INPUT: AppReadmeInput = {
   entities: ["Note"],
   functions: [
     { name: "addNote", type: "mutation" },
-    { name: "listNotes", type: "query" },
+    { name: "listNotes", type: "query", takesEmptyArgs: true },
     { name: "helper", type: undefined },
   ],
   functionsDir: "functions",
@@ -26,12 +26,30 @@ describe("createAppReadme", () => {
     expect(createAppReadme(INPUT)).toContain("localhost:4321/api/fn/listNotes \\\n");
   });
 
-  it("falls back to the first function, then to a placeholder", () => {
-    const mutationsOnly = { ...INPUT, functions: [{ name: "addNote", type: "mutation" as const }] };
-    expect(createAppReadme(mutationsOnly)).toContain("/api/fn/addNote ");
+  it("lists an entity's rows when no query takes {}, else shows a placeholder", () => {
+    const needsArgs = {
+      ...INPUT,
+      entities: ["User", "Channel"],
+      functions: [{ name: "listMessages", type: "query" as const, takesEmptyArgs: false }],
+    };
+    const readme = createAppReadme(needsArgs);
+    expect(readme).toContain(
+      'curl -s localhost:4321/api/entities/Channel -H "Authorization: Bearer $TOKEN"',
+    );
+    expect(readme).not.toContain("/api/fn/listMessages");
     const none = createAppReadme({ ...INPUT, functions: [], entities: [] });
     expect(none).toContain("/api/fn/<name> ");
     expect(none).toContain("entities (none yet)");
+  });
+
+  it("names hooks and says they are not called over HTTP", () => {
+    const readme = createAppReadme({
+      ...INPUT,
+      functions: [...INPUT.functions, { name: "purgeUser", type: "hook" }],
+    });
+    expect(readme).toContain("`purgeUser` (hook)");
+    expect(readme).toContain("a hook runs inside the write it is declared on");
+    expect(createAppReadme(INPUT)).not.toContain("hook");
   });
 
   it("explains the dev script on Windows and the production variables", () => {

@@ -1,8 +1,10 @@
 /** One server function of a generated app. */
 export interface AppFunction {
   readonly name: string;
-  /** `query`, `mutation` or `action`, as the file's source shows; undefined when unclear. */
-  readonly type: "query" | "mutation" | "action" | undefined;
+  /** `query`, `mutation`, `action` or `hook`, as the file's source shows; undefined when unclear. */
+  readonly type: "query" | "mutation" | "action" | "hook" | undefined;
+  /** Whether `{}` is a valid call, as far as the source shows; default false. */
+  readonly takesEmptyArgs?: boolean;
 }
 
 /** What the generated README describes. */
@@ -77,10 +79,30 @@ for the page; the API is at the same address. After changing \`web/\`, run
 \`npm run build\` and reload the page (the server keeps running).`;
 }
 
+/**
+ * A first call with the admin token that works: a query taking `{}`, else
+ * the rows of an entity (the admin token reads past the policies), else a
+ * placeholder.
+ */
+function exampleCall(input: AppReadmeInput): string {
+  const query = input.functions.find((fn) => fn.type === "query" && fn.takesEmptyArgs === true);
+  const entity = input.entities.find((name) => name !== "User") ?? input.entities[0];
+  if (query === undefined && entity !== undefined) {
+    return `curl -s localhost:4321/api/entities/${entity} -H "Authorization: Bearer $TOKEN"`;
+  }
+  return `curl -s -X POST localhost:4321/api/fn/${query?.name ?? "<name>"} \\
+  -H "Authorization: Bearer $TOKEN" -H "content-type: application/json" -d '{}'`;
+}
+
+function functionsNote(input: AppReadmeInput): string {
+  const hooks = input.functions.some((fn) => fn.type === "hook");
+  return hooks
+    ? "each query, mutation and action answers `POST /api/fn/<name>`; a hook runs inside the write it is declared on"
+    : "each answers `POST /api/fn/<name>`";
+}
+
 /** The README.md of a generated app: how to run it, call it and deploy it. */
 export function createAppReadme(input: AppReadmeInput): string {
-  // Queries take optional arguments in the templates, so `{}` is a fair first call.
-  const example = (input.functions.find((fn) => fn.type === "query") ?? input.functions[0])?.name;
   const hasBuild = input.template.build !== undefined;
   return `# ${input.name}
 
@@ -94,14 +116,15 @@ npm install
 npm run dev
 \`\`\`
 
-${runSection(input)} In dev mode the server makes an admin token once and
-keeps it in \`.svc/admin-token\`; use it as a bearer token:
+${runSection(input)}
+
+In dev mode the server makes an admin token once and keeps it in
+\`.svc/admin-token\`; use it as a bearer token (it passes every policy):
 
 \`\`\`sh
 TOKEN=$(cat .svc/admin-token)
 curl -s localhost:4321/health
-curl -s -X POST localhost:4321/api/fn/${example ?? "<name>"} \\
-  -H "Authorization: Bearer $TOKEN" -H "content-type: application/json" -d '{}'
+${exampleCall(input)}
 \`\`\`
 
 The \`dev\` script sets \`SVC_DEV_MODE=true\` the POSIX way, which works on
@@ -113,7 +136,7 @@ ${hasBuild ? "`npm run build` and then " : ""}\`$env:SVC_DEV_MODE="true"; npm st
 | file | what it is |
 | --- | --- |
 | \`svc.json\` | the manifest: entities (${list(input.entities.map(code))}), their fields and indexes, row policies and trusted origins |
-| \`${input.functionsDir}/\` | server functions, one per file, the file name is the function name: ${list(input.functions.map(describeFunction))}; each answers \`POST /api/fn/<name>\` |
+| \`${input.functionsDir}/\` | server functions, one per file, the file name is the function name: ${list(input.functions.map(describeFunction))}; ${functionsNote(input)} |
 ${directoryRows(input)}| \`tsconfig.json\` | type-checking${hasBuild ? " for the functions and the front end" : " for the functions"}: \`npm run typecheck\` |
 
 Change \`svc.json\` and restart: the server adds new tables and columns

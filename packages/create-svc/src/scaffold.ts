@@ -10,6 +10,7 @@ import {
 import { checkoutLinks } from "./checkout.js";
 import { ScaffoldError } from "./errors.js";
 import { formatJSON } from "./format-json.js";
+import { summarizeFunction } from "./function-summary.js";
 import { defaultTemplatesDir, readTemplatesIndex } from "./templates.js";
 import { suggestPackageName, validatePackageName } from "./validate-name.js";
 
@@ -114,9 +115,7 @@ function entityNames(manifest: Record<string, unknown>): string[] {
   );
 }
 
-const FUNCTION_KIND = /\b(query|mutation|action)\s*\(/;
-
-/** The functions of a directory, with their kind as far as the source shows it. */
+/** The functions of a directory, with what their sources show (see `summarizeFunction`). */
 async function readFunctions(functionsDir: string): Promise<AppFunction[]> {
   const entries = await readdir(functionsDir, { withFileTypes: true });
   const files = entries
@@ -125,9 +124,8 @@ async function readFunctions(functionsDir: string): Promise<AppFunction[]> {
     .sort();
   return Promise.all(
     files.map(async (file) => {
-      const kind = FUNCTION_KIND.exec(await readFile(join(functionsDir, file), "utf8"))?.[1];
-      const type = kind === "query" || kind === "mutation" || kind === "action" ? kind : undefined;
-      return { name: basename(file, extname(file)), type };
+      const summary = summarizeFunction(await readFile(join(functionsDir, file), "utf8"));
+      return { name: basename(file, extname(file)), ...summary };
     }),
   );
 }
