@@ -103,7 +103,7 @@ export const svcTemplates: readonly TemplateEntry[] = [
     template: "shop",
     name: "Shop",
     blurb:
-      "Products, a cart per user, a checkout that checks and takes stock and writes the order in one transaction (through a before-delete hook with admin rights), and order history; seed products loaded with the admin token.",
+      "Products, a cart per user, a checkout that checks and takes stock and writes the order in one transaction (through a before-delete hook with admin rights), and order history, on a React page: the catalogue for visitors, a live cart and orders after magic-code sign-in; seed products loaded with the admin token.",
     shows: [
       "schema",
       "owner field",
@@ -119,6 +119,12 @@ export const svcTemplates: readonly TemplateEntry[] = [
       "cursor pagination",
       "custom errors",
       "seed data",
+      "React front end",
+      "magic-code sign-in",
+      "live entity queries",
+      "live query functions",
+      "React mutations",
+      "typed client",
     ],
   }),
   defineTemplate({
