@@ -155,7 +155,7 @@ export const svcTemplates: readonly TemplateEntry[] = [
     template: "waitlist",
     name: "Waitlist",
     blurb:
-      "Sign up with a magic code, see your place in line, and an admin view to invite people: places handed out by a hook with admin rights, admins granted with the admin token, verified addresses only.",
+      "Sign up with a magic code, see your place in line, and an admin view to invite people, on a React page that stays live: places handed out by a hook with admin rights, admins granted with the admin token, verified addresses only.",
     shows: [
       "schema",
       "owner field",
@@ -172,6 +172,11 @@ export const svcTemplates: readonly TemplateEntry[] = [
       "cursor pagination",
       "custom errors",
       "email verification",
+      "React front end",
+      "magic-code sign-in",
+      "live query functions",
+      "React mutations",
+      "typed client",
     ],
   }),
   defineTemplate({
