@@ -7,6 +7,7 @@ import type { EntityTables, StoreDialect } from "./database.js";
 import { databaseError } from "./driver-errors.js";
 import { buildEntityModels } from "./entity-model.js";
 import { nameForMessage, StoreError } from "./errors.js";
+import { selectPageJSON } from "./list-json.js";
 import { migrateDatabase } from "./migrate.js";
 import { checkId } from "./prepare-write.js";
 import { authorize, findModel, type OperationContext, selectPage, selectRow } from "./read-ops.js";
@@ -252,6 +253,13 @@ export function createStore(options: CreateStoreOptions): Store {
       migrateDatabase({ db, dialect, plan, now: clock(), packages: migrateOptions.packages }),
     reader: (auth: AuthContext) =>
       createReader({ db: readDb, dialect, models, access, auth }, assertNotNested),
+    queryJSON: (auth, entity, options) =>
+      guarded(async () => {
+        assertNotNested();
+        const ctx: OperationContext = { db: readDb, dialect, models, access, auth };
+        const model = findModel(ctx, entity);
+        return selectPageJSON(ctx, model, options, authorize(ctx, model, "read"));
+      }),
     systemReader: () =>
       createReader(
         {

@@ -42,6 +42,7 @@ export type {
   EntityWriter,
   FileReferenceCheck,
   FrameworkTransaction,
+  JSONPage,
   MigrateOptions,
   MigrationReport,
   Page,

@@ -84,14 +84,16 @@ function afterCursor(query: NormalizedQuery, after: { value: unknown; id: string
   };
 }
 
-/** One page of rows the caller may see, filtered, sorted and keyset-paginated. */
-export async function selectPage(
+/**
+ * The query of one page: the rows the caller may see, filtered, sorted and
+ * keyset-paginated, `limit + 1` of them (the extra row tells whether more follow).
+ */
+export function pageQuery(
   ctx: OperationContext,
   model: EntityModel,
-  options: QueryOptions | undefined,
+  normalized: NormalizedQuery,
   filter: ReadFilter | null,
-): Promise<Page> {
-  const normalized = normalizeQuery(model, options);
+) {
   let query = ctx.db.selectFrom(model.name).select(model.columns);
   if (filter !== null) query = query.where(filter);
   for (const { column, value } of normalized.filters) {
@@ -104,12 +106,23 @@ export async function selectPage(
       normalized.direction === "asc" ? ob.asc().nullsFirst() : ob.desc().nullsLast(),
     );
   }
-  query = query.orderBy("id", normalized.direction).limit(normalized.limit + 1);
-  const rows = await query.execute();
+  return query.orderBy("id", normalized.direction).limit(normalized.limit + 1);
+}
+
+/** One page of rows the caller may see, filtered, sorted and keyset-paginated. */
+export async function selectPage(
+  ctx: OperationContext,
+  model: EntityModel,
+  options: QueryOptions | undefined,
+  filter: ReadFilter | null,
+): Promise<Page> {
+  const normalized = normalizeQuery(model, options);
+  const rows = await pageQuery(ctx, model, normalized, filter).execute();
   const hasMore = rows.length > normalized.limit;
   if (hasMore) rows.pop();
   const decoded = rows.map(model.decode);
   const last = decoded[decoded.length - 1];
+  const orderField = normalized.orderField;
   const nextCursor =
     hasMore && last !== undefined
       ? encodeCursor({

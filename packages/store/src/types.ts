@@ -32,6 +32,14 @@ export interface Page {
   readonly nextCursor: string | null;
 }
 
+/** One page of a list read as JSON text (`Store.queryJSON`). */
+export interface JSONPage {
+  /** The page's rows as a JSON array: exactly `JSON.stringify(page.rows)` of the same `query`. */
+  readonly json: string;
+  /** Pass as `cursor` to read the next page; null on the last page. */
+  readonly nextCursor: string | null;
+}
+
 /** Reads, checked against the caller's access. */
 export interface EntityReader {
   /** The row with this id, or null when it does not exist or the caller may not see it. */
@@ -140,6 +148,15 @@ export interface Store {
    * start. Inside `transaction` use its writer (this throws `NESTED_TRANSACTION`).
    */
   reader(auth: AuthContext): EntityReader;
+  /**
+   * `reader(auth).query(entity, options)` answered as JSON text, for a
+   * server sending the page as it is: the same bytes as
+   * `JSON.stringify(page.rows)`, the same cursor and the same errors. When
+   * every field's encoding allows it (no float or json fields) and the page
+   * is sorted by id, the database writes the text and no row objects are
+   * made; otherwise the rows are read and stringified.
+   */
+  queryJSON(auth: AuthContext, entity: string, options?: QueryOptions): Promise<JSONPage>;
   /**
    * Reads with the admin token's rights, for framework code that must look
    * past policies (membership checks). Inside `transaction` it reads through

@@ -78,11 +78,10 @@ export function registerEntityRoutes(
   idempotency: Idempotency = createIdempotency({ store }),
 ): void {
   app.get("/api/entities/:entity", async (req, res) => {
-    const page = await store
-      .reader(authOf(req))
-      .query(String(req.params.entity), parseListQuery(req));
+    // The page's JSON text as the store answers it (the same bytes res.json would send).
+    const page = await store.queryJSON(authOf(req), String(req.params.entity), parseListQuery(req));
     if (page.nextCursor !== null) res.setHeader("X-Next-Cursor", page.nextCursor);
-    res.json(page.rows);
+    res.set("Content-Type", "application/json").send(page.json);
   });
 
   app.post("/api/entities/:entity", body, async (req, res) => {
