@@ -22,6 +22,11 @@ export interface FakeModel extends AsyncDisposable {
   readonly url: string;
   readonly requests: FakeModelRequest[];
   mode: FakeModelMode;
+  /**
+   * Holds every answer from now on until the returned function is called,
+   * so a test can look at what a page shows while the model is thinking.
+   */
+  hold(): () => void;
 }
 
 /** The fake's reply to a list of messages: their count and the last one's content. */
@@ -44,8 +49,17 @@ function answer(response: ServerResponse, status: number, body: unknown): void {
 export async function startFakeModel(): Promise<FakeModel> {
   const requests: FakeModelRequest[] = [];
   const fake = { mode: "reply" as FakeModelMode };
+  let held: Promise<void> = Promise.resolve();
+  const hold = (): (() => void) => {
+    let release = () => {};
+    held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    return release;
+  };
   const server = createServer(async (request, response) => {
     const body = JSON.parse(await readBody(request)) as FakeModelRequest["body"];
+    await held;
     requests.push({
       path: request.url ?? "",
       authorization: request.headers.authorization ?? null,
@@ -90,6 +104,7 @@ export async function startFakeModel(): Promise<FakeModel> {
   return Object.assign(fake, {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
+    hold,
     async [Symbol.asyncDispose]() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
