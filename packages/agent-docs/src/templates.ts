@@ -183,7 +183,7 @@ export const svcTemplates: readonly TemplateEntry[] = [
     template: "ai-chat",
     name: "AI chat",
     blurb:
-      "Conversations whose assistant replies come from an OpenAI-compatible model endpoint (or a built-in echo model), configured by environment variables: an action calls the model between two mutations, and the replies show live as they are stored.",
+      "Conversations whose assistant replies come from an OpenAI-compatible model endpoint (or a built-in echo model), configured by environment variables: an action stores the question, calls the model and stores the reply, and the React page shows both live as they are stored.",
     shows: [
       "schema",
       "owner field",
@@ -192,7 +192,6 @@ export const svcTemplates: readonly TemplateEntry[] = [
       "indexes",
       "row policies",
       "policy subqueries",
-
       "mutation",
       "action",
       "action calling functions",
@@ -201,6 +200,11 @@ export const svcTemplates: readonly TemplateEntry[] = [
       "hooks",
       "account deletion cleanup",
       "custom errors",
+      "React front end",
+      "magic-code sign-in",
+      "live entity queries",
+      "React mutations",
+      "typed client",
     ],
   }),
 ];
