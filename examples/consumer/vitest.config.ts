@@ -1,3 +1,5 @@
 import { definePackageTestConfig } from "@svc/tooling/vitest";
 
-export default definePackageTestConfig({ test: { include: ["test/**/*.test.ts"] } });
+export default definePackageTestConfig({
+  test: { include: ["test/**/*.test.ts"], globalSetup: ["test/build-web.ts"] },
+});
