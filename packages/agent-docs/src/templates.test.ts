@@ -137,8 +137,9 @@ const FEATURES: Readonly<Record<string, (example: Example) => boolean>> = {
     "react" in example.dependencies &&
     "@svc/client" in example.dependencies,
   "magic-code sign-in": (example) => /\.sendMagicCode\(/.test(example.web),
-  "password sign-in": (example) =>
-    /\.auth\.(login|register)\(|\b(login|register)\(/.test(example.web),
+  "password sign-in": (example) => /\.auth\.(login|register)\(/.test(example.web),
+  "organization switching": (example) => /\.auth\.selectOrg\(/.test(example.web),
+  "account deletion": (example) => /\.auth\.deleteAccount\(/.test(example.web),
   "API keys": (example) => /\.apiKeys\.(create|list|revoke)\(/.test(example.web),
   "live entity queries": (example) => /\buseQuery[<(]/.test(example.web),
   "live query functions": (example) => /\buseLiveQuery[<(]/.test(example.web),
@@ -215,6 +216,8 @@ describe("svcTemplates", () => {
     ["seed data", "shop", "chat"],
     ["action", "ai-chat", "default"],
     ["external API call", "ai-chat", "todo"],
+    ["password sign-in", "consumer", "todo"],
+    ["API keys", "consumer", "shop"],
   ])("the %s check holds for %s and not for %s", (feature, has, lacks) => {
     const check = FEATURES[feature];
     expect(check?.(readExample(has))).toBe(true);
