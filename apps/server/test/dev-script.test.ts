@@ -26,6 +26,8 @@ function startDev(manager: "pnpm" | "npm") {
     env: {
       PATH: process.env.PATH ?? "",
       HOME: process.env.HOME ?? dir,
+      // npm asks the registry for a newer npm unless told not to.
+      npm_config_update_notifier: "false",
       SVC_PORT: "0",
       SVC_HOST: "127.0.0.1",
       SVC_DB_PATH: join(dir, "data.db"),
