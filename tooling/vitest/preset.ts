@@ -17,8 +17,12 @@ export function definePackageTestConfig(overrides: ViteUserConfig = {}): ViteUse
     test: {
       include: ["src/**/*.test.ts", "test/**/*.test.ts"],
       environment: "node",
+      // Ceilings, not waits: CI runs every package's suites side by side on
+      // two cores, where a server boot or a browser launch can take a while.
       testTimeout: 20_000,
-      hookTimeout: 30_000,
+      hookTimeout: 60_000,
+      // expect.poll gives up after this long (vitest's default is one second).
+      expect: { poll: { timeout: 10_000, interval: 20 } },
       // The JSON report feeds the one-line total that .ci/run prints.
       reporters: ["default", ["json", { outputFile: ".vitest-report.json" }]],
       ...overrides.test,

@@ -1,7 +1,8 @@
 import { createServer } from "node:net";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { backoffDelay, createClient } from "../src/index.js";
 import { manualTimers, statusLog } from "./live-fixture.js";
+import { waitFor } from "./wait-for.js";
 
 /** A loopback port nothing listens on: connections are refused. */
 async function closedPort(): Promise<number> {
@@ -53,10 +54,10 @@ describe("reconnect schedule", () => {
     });
     const todos = client.subscribe("Todo", {}, () => undefined);
     for (let attempt = 0; attempt < 9; attempt += 1) {
-      await vi.waitFor(() => expect(clock.pending()).toBe(1));
+      await waitFor(() => expect(clock.pending()).toBe(1));
       clock.fire();
     }
-    await vi.waitFor(() => expect(clock.pending()).toBe(1));
+    await waitFor(() => expect(clock.pending()).toBe(1));
     expect(clock.scheduled).toEqual([
       125, 250, 500, 1000, 2000, 4000, 8000, 15_000, 15_000, 15_000,
     ]);

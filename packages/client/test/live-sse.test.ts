@@ -1,5 +1,5 @@
 import { type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient, type SvcClient } from "../src/index.js";
 import {
   blockedWebSocket,
@@ -11,6 +11,7 @@ import {
   titles,
 } from "./live-fixture.js";
 import { emailSequence, signedInClient, startTestServer, type TestServer } from "./server.js";
+import { waitFor } from "./wait-for.js";
 
 // Entity subscriptions over the real server's SSE endpoint (GET /events),
 // read through fetch, on every database.
@@ -70,9 +71,9 @@ describe.each(testDatabases())("live over SSE ($name)", (database) => {
     });
     expect(fetcher.requests[0]?.headers.get("authorization")).toMatch(/^Bearer svc_/);
     await addTodo(client, "c");
-    await vi.waitFor(() => expect(titles(open.rows)).toEqual(["b", "c"]));
+    await waitFor(() => expect(titles(open.rows)).toEqual(["b", "c"]));
     await client.entities("Todo").update(id, { done: true });
-    await vi.waitFor(() => expect(titles(open.rows)).toEqual(["c"]));
+    await waitFor(() => expect(titles(open.rows)).toEqual(["c"]));
     expect(recorder.sockets).toHaveLength(0);
     open.unsubscribe();
   });
@@ -83,14 +84,14 @@ describe.each(testDatabases())("live over SSE ($name)", (database) => {
     const todos = client.subscribe("Todo", {}, (rows) => seen.push(titles(rows)));
     await todos.ready;
     await addTodo(client, "one");
-    await vi.waitFor(() => expect(titles(todos.rows)).toEqual(["one"]));
+    await waitFor(() => expect(titles(todos.rows)).toEqual(["one"]));
 
     fetcher.dropAll();
-    await vi.waitFor(() => expect(clock.pending()).toBe(1));
+    await waitFor(() => expect(clock.pending()).toBe(1));
     await addTodo(client, "two");
     await addTodo(client, "three");
     clock.fire();
-    await vi.waitFor(() => expect(titles(todos.rows)).toEqual(["one", "two", "three"]));
+    await waitFor(() => expect(titles(todos.rows)).toEqual(["one", "two", "three"]));
     expect(fetcher.requests).toHaveLength(2);
     expect(fetcher.requests[0]?.headers.get("last-event-id")).toBeNull();
     expect(fetcher.requests[1]?.headers.get("last-event-id")).toMatch(/^[0-9]+$/);
@@ -105,11 +106,11 @@ describe.each(testDatabases())("live over SSE ($name)", (database) => {
     const todos = client.subscribe("Todo", {}, () => undefined);
     expect(titles(await todos.ready)).toEqual(["old"]);
     await server.store.truncateAll();
-    await vi.waitFor(() => expect(todos.rows).toEqual([]));
+    await waitFor(() => expect(todos.rows).toEqual([]));
     expect(fetcher.requests).toHaveLength(2);
     expect(fetcher.requests[1]?.headers.get("last-event-id")).toBeNull();
     await addTodo(client, "new");
-    await vi.waitFor(() => expect(titles(todos.rows)).toEqual(["new"]));
+    await waitFor(() => expect(titles(todos.rows)).toEqual(["new"]));
     todos.unsubscribe();
   });
 
@@ -122,7 +123,7 @@ describe.each(testDatabases())("live over SSE ($name)", (database) => {
     const { client: other } = await signedInClient(server, nextEmail());
     await addTodo(other, "theirs");
     await client.setToken(await other.token());
-    await vi.waitFor(() => expect(seen.at(-1)).toEqual(["theirs"]));
+    await waitFor(() => expect(seen.at(-1)).toEqual(["theirs"]));
     expect(seen).toEqual([["mine"], [], ["theirs"]]);
     expect(fetcher.requests.at(-1)?.headers.get("last-event-id")).toBeNull();
     todos.unsubscribe();
@@ -167,7 +168,7 @@ describe.each(testDatabases())("live over SSE ($name)", (database) => {
     await addTodo(client, "via sse");
     const todos = client.subscribe("Todo", {}, () => undefined);
     for (let attempt = 1; attempt < 3; attempt += 1) {
-      await vi.waitFor(() => expect(clock.pending()).toBe(1));
+      await waitFor(() => expect(clock.pending()).toBe(1));
       clock.fire();
     }
     expect(titles(await todos.ready)).toEqual(["via sse"]);

@@ -1,5 +1,5 @@
 import { type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient, type SvcClient, SvcError } from "../src/index.js";
 import {
   databaseEnv,
@@ -9,6 +9,7 @@ import {
   titles,
 } from "./live-fixture.js";
 import { emailSequence, signedInClient, startTestServer, type TestServer } from "./server.js";
+import { waitFor } from "./wait-for.js";
 
 // client.subscribe and client.live over the real server's WebSocket at /ws,
 // on every database.
@@ -59,13 +60,13 @@ describe.each(testDatabases())("live over WebSocket ($name)", (database) => {
     expect(titles(todos.rows)).toEqual(["a", "b"]);
 
     const c = await addTodo(client, "0-first-by-title");
-    await vi.waitFor(() => expect(todos.rows).toHaveLength(3));
+    await waitFor(() => expect(todos.rows).toHaveLength(3));
     // Inserts are appended, whatever the order of the snapshot.
     expect(titles(todos.rows)).toEqual(["a", "b", "0-first-by-title"]);
     await client.entities("Todo").update(b, { title: "b2" });
-    await vi.waitFor(() => expect(titles(todos.rows)).toEqual(["a", "b2", "0-first-by-title"]));
+    await waitFor(() => expect(titles(todos.rows)).toEqual(["a", "b2", "0-first-by-title"]));
     await client.entities("Todo").delete(c);
-    await vi.waitFor(() => expect(titles(todos.rows)).toEqual(["a", "b2"]));
+    await waitFor(() => expect(titles(todos.rows)).toEqual(["a", "b2"]));
     expect(seen.map(titles)).toEqual([
       ["a", "b"],
       ["a", "b", "0-first-by-title"],
@@ -83,8 +84,8 @@ describe.each(testDatabases())("live over WebSocket ($name)", (database) => {
     await Promise.all([aliceRows.ready, bobRows.ready]);
     await addTodo(alice.client, "alice's");
     await addTodo(bob.client, "bob's");
-    await vi.waitFor(() => expect(titles(bobRows.rows)).toEqual(["bob's"]));
-    await vi.waitFor(() => expect(titles(aliceRows.rows)).toEqual(["alice's"]));
+    await waitFor(() => expect(titles(bobRows.rows)).toEqual(["bob's"]));
+    await waitFor(() => expect(titles(aliceRows.rows)).toEqual(["alice's"]));
     // Changes reach a subscriber in log order: alice's insert came first and was filtered out.
     expect(bob.recorder.received.filter((frame) => frame.type === "change")).toHaveLength(1);
     aliceRows.unsubscribe();
@@ -97,11 +98,11 @@ describe.each(testDatabases())("live over WebSocket ($name)", (database) => {
     const open = client.subscribe("Todo", { where: { done: false } }, () => undefined);
     expect(titles(await open.ready)).toEqual(["open"]);
     await client.entities("Todo").update(id, { done: true });
-    await vi.waitFor(() => expect(open.rows).toEqual([]));
+    await waitFor(() => expect(open.rows).toEqual([]));
     expect(recorder.received).toContainEqual(expect.objectContaining({ op: "remove", rowId: id }));
     // Back into view: an update carrying the row, appended as an upsert.
     await client.entities("Todo").update(id, { done: false });
-    await vi.waitFor(() => expect(titles(open.rows)).toEqual(["open"]));
+    await waitFor(() => expect(titles(open.rows)).toEqual(["open"]));
     expect(recorder.received.at(-1)).toMatchObject({ op: "update", rowId: id });
     open.unsubscribe();
   });
@@ -126,11 +127,11 @@ describe.each(testDatabases())("live over WebSocket ($name)", (database) => {
     const todos = client.subscribe("Todo", {}, () => undefined);
     await todos.ready;
     const before = await addTodo(client, "before");
-    await vi.waitFor(() => expect(todos.rows).toHaveLength(2));
+    await waitFor(() => expect(todos.rows).toHaveLength(2));
     const lastCursor = recorder.received.at(-1)?.cursor;
 
     recorder.sockets[0]?.close();
-    await vi.waitFor(() => expect(clock.pending()).toBe(1));
+    await waitFor(() => expect(clock.pending()).toBe(1));
     expect(log.states()).toContain("websocket:reconnecting");
     // Written while no socket is open: only the resume can deliver them.
     const during = await addTodo(client, "during");
@@ -138,7 +139,7 @@ describe.each(testDatabases())("live over WebSocket ($name)", (database) => {
     await client.entities("Todo").delete(before);
 
     clock.fire();
-    await vi.waitFor(() => expect(titles(todos.rows)).toEqual(["kept2", "during"]));
+    await waitFor(() => expect(titles(todos.rows)).toEqual(["kept2", "during"]));
     expect(recorder.sockets).toHaveLength(2);
     const resume = recorder.sent.filter((frame) => frame.type === "subscribe").at(-1);
     expect(resume).toMatchObject({ entity: "Todo", since: lastCursor });
@@ -163,7 +164,7 @@ describe.each(testDatabases())("live over WebSocket ($name)", (database) => {
     await todos.ready;
     // The log is reset under an open subscription: the server answers RESYNC_REQUIRED.
     await server.store.truncateAll();
-    await vi.waitFor(() => expect(seen.at(-1)).toEqual([]));
+    await waitFor(() => expect(seen.at(-1)).toEqual([]));
     expect(recorder.received).toContainEqual(
       expect.objectContaining({
         type: "error",
@@ -171,16 +172,16 @@ describe.each(testDatabases())("live over WebSocket ($name)", (database) => {
       }),
     );
     await addTodo(client, "after reset");
-    await vi.waitFor(() => expect(titles(todos.rows)).toEqual(["after reset"]));
+    await waitFor(() => expect(titles(todos.rows)).toEqual(["after reset"]));
 
     // Reset while disconnected: the resume's `since` is void, a new snapshot replaces the rows.
     recorder.sockets[0]?.close();
-    await vi.waitFor(() => expect(clock.pending()).toBe(1));
+    await waitFor(() => expect(clock.pending()).toBe(1));
     await server.store.truncateAll();
     await addTodo(client, "fresh");
     const callsBefore = seen.length;
     clock.fire();
-    await vi.waitFor(() => expect(titles(todos.rows)).toEqual(["fresh"]));
+    await waitFor(() => expect(titles(todos.rows)).toEqual(["fresh"]));
     // Replaced in one step: no empty list in between.
     expect(seen.slice(callsBefore)).toEqual([["fresh"]]);
     todos.unsubscribe();
@@ -199,13 +200,13 @@ describe.each(testDatabases())("live over WebSocket ($name)", (database) => {
     await addTodo(other, "second user's");
 
     await client.setToken(await other.token());
-    await vi.waitFor(() => expect(seen.at(-1)).toEqual(["second user's"]));
+    await waitFor(() => expect(seen.at(-1)).toEqual(["second user's"]));
     expect(seen).toEqual([["first user's"], [], ["second user's"]]);
     expect(recorder.sockets).toHaveLength(2);
 
     // Signed out: the rows go, the server refuses the socket (1008) and nothing loops.
     await client.setToken(null);
-    await vi.waitFor(() => expect(errors.map((error) => error.code)).toEqual(["AUTH_REQUIRED"]));
+    await waitFor(() => expect(errors.map((error) => error.code)).toEqual(["AUTH_REQUIRED"]));
     expect(seen.at(-1)).toEqual([]);
     expect(log.states().at(-1)).toBe("websocket:unauthorized");
     expect(recorder.sockets).toHaveLength(3);
@@ -250,7 +251,7 @@ describe.each(testDatabases())("live over WebSocket ($name)", (database) => {
     const page = client.live("listTodos", {}, (value) => values.push(value));
     expect(await page.ready).toMatchObject({ rows: [] });
     await client.fn("createTodo", { title: "Milk" });
-    await vi.waitFor(() => expect(values).toHaveLength(2));
+    await waitFor(() => expect(values).toHaveLength(2));
     expect(page.value).toMatchObject({ rows: [expect.objectContaining({ title: "Milk" })] });
     const failing = client.live("createTodo", { title: "x" }, { onValue: () => undefined });
     await expect(failing.ready).rejects.toMatchObject({ code: "NOT_A_QUERY" });
@@ -282,7 +283,7 @@ describe("live over WebSocket, dev reset", () => {
     expect(titles(await todos.ready)).toEqual(["before reset"]);
     const response = await fetch(`${server.url}/api/__test__/reset`, { method: "POST" });
     expect(response.status).toBe(200);
-    await vi.waitFor(() => expect(todos.rows).toEqual([]));
+    await waitFor(() => expect(todos.rows).toEqual([]));
     const subscribes = recorder.sent.filter((frame) => frame.type === "subscribe");
     expect(subscribes).toHaveLength(2);
     expect(subscribes[1]).not.toHaveProperty("since");

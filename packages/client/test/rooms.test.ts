@@ -1,5 +1,5 @@
 import { type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient, type RoomMessage, type SvcClient, SvcError } from "../src/index.js";
 import { databaseEnv, manualTimers, recordingWebSocket } from "./live-fixture.js";
 import { writeRoomsApp } from "./rooms-fixture.js";
@@ -10,6 +10,7 @@ import {
   startTestServer,
   type TestServer,
 } from "./server.js";
+import { waitFor } from "./wait-for.js";
 
 // client.room against the real server's shards (/shard/<kind>[/<key>]), on
 // every database (sessions and the `exists` join rule read it).
@@ -60,8 +61,8 @@ describe.each(testDatabases())("rooms ($name)", (database) => {
     const bobRoom = bob.client.room<Presence>("lobby", "one");
     await bobRoom.ready;
     // Bob arrives after Ada's presence reached the server: he sees it in his welcome.
-    await vi.waitFor(() => expect(names(bobRoom.members)).toEqual(["Ada", null]));
-    await vi.waitFor(() =>
+    await waitFor(() => expect(names(bobRoom.members)).toEqual(["Ada", null]));
+    await waitFor(() =>
       expect(adaRoom.members.map((m) => m.userId)).toEqual([ada.userId, bob.userId]),
     );
 
@@ -69,11 +70,11 @@ describe.each(testDatabases())("rooms ($name)", (database) => {
     adaRoom.subscribe((state) => seen.push(names(state.members).join(",")));
     bobRoom.setPresence({ name: "Bob" });
     expect(bobRoom.self?.presence).toEqual({ name: "Bob" });
-    await vi.waitFor(() => expect(names(adaRoom.members)).toEqual(["Ada", "Bob"]));
+    await waitFor(() => expect(names(adaRoom.members)).toEqual(["Ada", "Bob"]));
 
     bobRoom.close();
     expect(bobRoom.status).toBe("closed");
-    await vi.waitFor(() => expect(names(adaRoom.members)).toEqual(["Ada"]));
+    await waitFor(() => expect(names(adaRoom.members)).toEqual(["Ada"]));
     expect(seen).toEqual(["Ada,Bob", "Ada"]);
     // Another key is another instance: nobody from "one" is there.
     const elsewhere = bob.client.room("lobby", "two");
@@ -91,11 +92,11 @@ describe.each(testDatabases())("rooms ($name)", (database) => {
       cy: cy.client.room("lobby", "talk", { onMessage: (m) => inbox.cy.push(m) }),
     };
     await Promise.all(Object.values(rooms).map((room) => room.ready));
-    await vi.waitFor(() => expect(rooms.ada.members).toHaveLength(3));
+    await waitFor(() => expect(rooms.ada.members).toHaveLength(3));
 
     rooms.ada.send({ text: "hello all" });
-    await vi.waitFor(() => expect(inbox.bob).toHaveLength(1));
-    await vi.waitFor(() => expect(inbox.cy).toHaveLength(1));
+    await waitFor(() => expect(inbox.bob).toHaveLength(1));
+    await waitFor(() => expect(inbox.cy).toHaveLength(1));
     expect(inbox.bob[0]).toEqual({
       from: rooms.ada.self?.connectionId,
       userId: ada.userId,
@@ -103,19 +104,19 @@ describe.each(testDatabases())("rooms ($name)", (database) => {
     });
 
     rooms.bob.send("psst", { to: rooms.cy.self?.connectionId ?? "" });
-    await vi.waitFor(() => expect(inbox.cy).toHaveLength(2));
+    await waitFor(() => expect(inbox.cy).toHaveLength(2));
     expect(inbox.cy[1]).toMatchObject({ userId: bob.userId, data: "psst" });
     // The sender gets no copy, and Ada was not addressed.
     rooms.cy.send("done");
-    await vi.waitFor(() => expect(inbox.ada).toHaveLength(1));
+    await waitFor(() => expect(inbox.ada).toHaveLength(1));
     expect(inbox.ada.map((m) => m.data)).toEqual(["done"]);
-    await vi.waitFor(() => expect(inbox.bob).toHaveLength(2));
+    await waitFor(() => expect(inbox.bob).toHaveLength(2));
     expect(inbox.bob.map((m) => m.data)).toEqual([{ text: "hello all" }, "done"]);
 
     const errors: SvcError[] = [];
     rooms.ada.onError((error) => errors.push(error));
     rooms.ada.send("anyone?", { to: "no-such-connection" });
-    await vi.waitFor(() => expect(errors.map((e) => e.code)).toEqual(["MEMBER_NOT_FOUND"]));
+    await waitFor(() => expect(errors.map((e) => e.code)).toEqual(["MEMBER_NOT_FOUND"]));
     expect(rooms.ada.state.error?.code).toBe("MEMBER_NOT_FOUND");
     expect(rooms.ada.status).toBe("open");
 
@@ -135,24 +136,24 @@ describe.each(testDatabases())("rooms ($name)", (database) => {
     });
     await Promise.all([adaRoom.ready, bobRoom.ready]);
     const before = adaRoom.self?.connectionId;
-    await vi.waitFor(() => expect(names(bobRoom.members)).toEqual(["Ada", null]));
+    await waitFor(() => expect(names(bobRoom.members)).toEqual(["Ada", null]));
 
     ada.recorder.sockets[0]?.close();
-    await vi.waitFor(() => expect(adaRoom.status).toBe("reconnecting"));
+    await waitFor(() => expect(adaRoom.status).toBe("reconnecting"));
     expect(adaRoom.members).toEqual([]);
     expect(ada.clock.pending()).toBe(1);
     // Full jitter: half (random 0.5) of the first ceiling, 250 ms.
     expect(ada.clock.scheduled).toEqual([125]);
-    await vi.waitFor(() => expect(bobRoom.members).toHaveLength(1));
+    await waitFor(() => expect(bobRoom.members).toHaveLength(1));
     adaRoom.send("sent while away");
 
     ada.clock.fire();
-    await vi.waitFor(() => expect(adaRoom.status).toBe("open"));
+    await waitFor(() => expect(adaRoom.status).toBe("open"));
     expect(ada.recorder.sockets).toHaveLength(2);
     expect(adaRoom.self?.connectionId).not.toBe(before);
     // The presence is announced again and the waiting message goes out.
-    await vi.waitFor(() => expect(names(bobRoom.members)).toEqual([null, "Ada"]));
-    await vi.waitFor(() => expect(got).toEqual(["sent while away"]));
+    await waitFor(() => expect(names(bobRoom.members)).toEqual([null, "Ada"]));
+    await waitFor(() => expect(got).toEqual(["sent while away"]));
     adaRoom.close();
     bobRoom.close();
     expect(ada.recorder.sockets[1]?.readyState).toBeGreaterThanOrEqual(2);
@@ -194,11 +195,11 @@ describe.each(testDatabases())("rooms ($name)", (database) => {
 
     const { client: other, userId } = await signedInClient(server, nextEmail());
     await anonymous.setToken(await other.token());
-    await vi.waitFor(() => expect(room.status).toBe("open"));
+    await waitFor(() => expect(room.status).toBe("open"));
     expect(room.self?.userId).toBe(userId);
 
     await anonymous.setToken(null);
-    await vi.waitFor(() => expect(room.status).toBe("refused"));
+    await waitFor(() => expect(room.status).toBe("refused"));
     expect(room.state.error?.code).toBe("AUTH_REQUIRED");
     expect(room.members).toEqual([]);
     room.close();
