@@ -112,6 +112,57 @@ describe.each(testDatabases())("application API on $name", (database) => {
       expect(await errorOf(response)).toMatchObject({ status: 400, code: "INVALID_JSON" });
     });
 
+    // The common body is read without express.json (issue #14); it must
+    // answer as express.json did: BOM dropped, JSON whitespace first, any or
+    // no content type, strict (an object or array), the same JSON headers.
+    it.each([
+      ["a BOM", "application/json", '\uFEFF{"title":"bom"}', "bom"],
+      ["leading whitespace", "application/json; charset=utf-8", ' \t\r\n{"title":"ws"}', "ws"],
+      ["no content type", undefined, '{"title":"plain"}', "plain"],
+      ["multi-byte text", "application/json;charset=UTF-8", '{"title":"ünï 🍰"}', "ünï 🍰"],
+    ])(
+      "reads a body with %s and answers JSON with its byte length",
+      async (_, type, body, title) => {
+        const response = await fetch(`${server.url}/api/fn/createList`, {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${ADMIN_TOKEN}`,
+            ...(type === undefined ? {} : { "content-type": type }),
+          },
+          body: type === undefined ? new Blob([body]) : body,
+        });
+        expect(response.status).toBe(200);
+        expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
+        const text = await response.text();
+        expect(Number(response.headers.get("content-length"))).toBe(Buffer.byteLength(text));
+        const { id } = JSON.parse(text) as { id: string };
+        const read = await adminRequest(server, "GET", `/api/entities/List/${id}`);
+        expect(((await read.json()) as { title: string }).title).toBe(title);
+      },
+    );
+
+    it.each([
+      ["a number", "1"],
+      ["a string", '"title"'],
+      ["a cut-off object", '{"title":'],
+    ])("answers a body that is %s with 400 INVALID_JSON", async (_, body) => {
+      const response = await fetch(`${server.url}/api/fn/createList`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+        body,
+      });
+      expect(await errorOf(response)).toMatchObject({ status: 400, code: "INVALID_JSON" });
+    });
+
+    it("reads an empty body as {} (an argument error, not a JSON one)", async () => {
+      const response = await fetch(`${server.url}/api/fn/createList`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+        body: new Blob([""]),
+      });
+      expect(await errorOf(response)).toMatchObject({ status: 400, code: "INVALID_ARGS" });
+    });
+
     it("answers a body nested too deeply with 400 INVALID_JSON, not a stack overflow", async () => {
       const response = await fetch(`${server.url}/api/fn/createList`, {
         method: "POST",

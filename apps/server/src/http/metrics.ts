@@ -35,7 +35,8 @@ export function createServerMetrics(): ServerMetrics {
 
   const middleware = (req: Request, res: Response, next: NextFunction): void => {
     const started = process.hrtime.bigint();
-    res.once("finish", () => {
+    // `finish` comes once per response; `on` spares the once-wrapper per request.
+    res.on("finish", () => {
       const labels = {
         method: req.method,
         route: routeTemplate(req),
