@@ -7,7 +7,7 @@ import {
   type Row,
   type StoreDialect,
 } from "@svc/store";
-import { type Kysely, sql } from "kysely";
+import { CompiledQuery, type Kysely, sql } from "kysely";
 import {
   ChangeFeedError,
   channelSQL,
@@ -126,7 +126,20 @@ export const CHANGE_LOG_LOCK_KEY = 0x7376635f6c67;
 // dialects' limits on bound parameters.
 const CHUNK = 500;
 
+// Batches up to this many rows reuse their INSERT's compiled text.
+const CACHED_INSERT_ROWS = 16;
+
 type ChangeRow = Omit<ChangesTable, "seq">;
+
+/** The columns `record` writes, in the order of the objects it builds (and of the INSERT kysely compiles from them). */
+const CHANGE_COLUMNS = [
+  "entity",
+  "op",
+  "row_id",
+  "row",
+  "previous",
+  "created_at",
+] as const satisfies readonly (keyof ChangeRow)[];
 type StoredChange = Omit<ChangesTable, "seq"> & { seq: number | string };
 
 function reportListenerError(error: unknown): void {
@@ -224,14 +237,33 @@ export function createChangeLog(options: ChangeLogOptions): ChangeLog {
     }
   };
 
+  // The INSERT's text for small batches by row count, built by kysely once:
+  // such a write then only binds its values (CHANGE_COLUMNS order, row
+  // after row). Larger batches are rare and build theirs each time.
+  const insertSQL = new Map<number, string>();
+  const insertChunk = async (
+    trx: Kysely<SyncTables>,
+    rows: readonly ChangeRow[],
+  ): Promise<{ seq: number | string }[]> => {
+    const builder = () => trx.insertInto(CHANGES_TABLE).values(rows).returning("seq");
+    if (rows.length > CACHED_INSERT_ROWS) return builder().execute();
+    let text = insertSQL.get(rows.length);
+    if (text === undefined) {
+      text = builder().compile().sql;
+      insertSQL.set(rows.length, text);
+    }
+    const parameters: unknown[] = [];
+    for (const row of rows) for (const column of CHANGE_COLUMNS) parameters.push(row[column]);
+    const result = await trx.executeQuery<{ seq: number | string }>(
+      CompiledQuery.raw(text, parameters),
+    );
+    return result.rows;
+  };
+
   const insert = async (trx: Kysely<SyncTables>, rows: readonly ChangeRow[]): Promise<number[]> => {
     const cursors: number[] = [];
     for (let start = 0; start < rows.length; start += CHUNK) {
-      const inserted = await trx
-        .insertInto(CHANGES_TABLE)
-        .values(rows.slice(start, start + CHUNK))
-        .returning("seq")
-        .execute();
+      const inserted = await insertChunk(trx, rows.slice(start, start + CHUNK));
       // Sequence numbers are taken in VALUES order; RETURNING's order is not promised.
       cursors.push(...inserted.map((row) => Number(row.seq)).sort((a, b) => a - b));
     }
