@@ -805,6 +805,22 @@ describe.each(testDatabases())("credentials over HTTP on $name", (database) => {
       const step = () => clock.advance(1_000);
       const registered = await registerPassword(server, email);
       step();
+      // Verified from the sign-up's own session before the code sign-in: a
+      // code sign-in into an unverified password account would claim it.
+      const sent = await readJSON<{ dev_code: string }>(
+        post(server, "/api/auth/email/send-verification", {}, { token: registered.token }),
+      );
+      expect(sent.status).toBe(200);
+      const verified = await readJSON(
+        post(
+          server,
+          "/api/auth/email/verify",
+          { code: sent.body.dev_code },
+          { token: registered.token },
+        ),
+      );
+      expect(verified.status).toBe(200);
+      step();
       const signedIn = await signInWithMagicCode(server, email);
       const token = signedIn.token;
       step();
@@ -813,15 +829,6 @@ describe.each(testDatabases())("credentials over HTTP on $name", (database) => {
       await request(server, "DELETE", `/api/auth/api-keys/${key.id}`, { token });
       step();
       const minted = await mintJWT(server, token);
-      step();
-      const sent = await readJSON<{ dev_code: string }>(
-        post(server, "/api/auth/email/send-verification", {}, { token }),
-      );
-      expect(sent.status).toBe(200);
-      const verified = await readJSON(
-        post(server, "/api/auth/email/verify", { code: sent.body.dev_code }, { token }),
-      );
-      expect(verified.status).toBe(200);
       step();
       expect(
         (await request(server, "DELETE", "/api/auth/session", { token: registered.token })).status,
@@ -840,7 +847,6 @@ describe.each(testDatabases())("credentials over HTTP on $name", (database) => {
           kind: "SignOut",
           data: { session_id: sha256Hex(registered.token) },
         }),
-        expect.objectContaining({ kind: "EmailVerify", data: { email } }),
         expect.objectContaining({
           kind: "JwtMint",
           data: { expires_at: minted.expires_at },
@@ -857,6 +863,7 @@ describe.each(testDatabases())("credentials over HTTP on $name", (database) => {
           data: { method: "magic-code", session_id: sha256Hex(token) },
           ip,
         }),
+        expect.objectContaining({ kind: "EmailVerify", data: { email } }),
         expect.objectContaining({
           kind: "SignUp",
           data: { method: "sign-up", session_id: sha256Hex(registered.token) },
@@ -937,7 +944,13 @@ describe.each(testDatabases())("credentials over HTTP on $name", (database) => {
       const email = nextEmail();
       const registered = await registerPassword(server, email);
       clock.advance(1_000);
-      const signedIn = await signInWithMagicCode(server, email);
+      // A second session by password: a code sign-in would claim the
+      // unverified account and end the first one.
+      const login = await readJSON<SignInBody>(
+        post(server, "/api/auth/password/login", { email, password: "correct horse battery" }),
+      );
+      expect(login.status).toBe(200);
+      const signedIn = login.body;
       const userId = registered.user_id;
       clock.advance(1_000);
       const key = await createKey(server, signedIn.token, { name: "exported" });

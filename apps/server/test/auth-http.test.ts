@@ -175,9 +175,65 @@ describe.each(testDatabases())("auth over HTTP on $name", (database) => {
       const signedIn = await signInWithMagicCode(server, email);
       expect(signedIn.user_id).toBe(registered.user_id);
       const me = await readJSON<MeBody>(
-        request(server, "GET", "/api/auth/me", { token: registered.token }),
+        request(server, "GET", "/api/auth/me", { token: signedIn.token }),
       );
       expect(me.body.user).toMatchObject({ email, emailVerified: isoSeconds(clock.now()) });
+    });
+
+    // Account pre-hijacking: anyone may register a password for an address
+    // they do not own. The owner's code sign-in used to land in that account
+    // with the registrant's password and session still working.
+    it("ends the registrant's password and sessions when the address's owner signs in by code", async () => {
+      const email = nextEmail();
+      const password = "someone else's password";
+      const registered = await registerPassword(server, email, password);
+      const key = await readJSON<{ key: string }>(
+        post(server, "/api/auth/api-keys", { name: "backdoor" }, { token: registered.token }),
+      );
+      expect(key.status).toBe(200);
+      const owner = await signInWithMagicCode(server, email);
+      expect(owner.user_id).toBe(registered.user_id);
+      for (const token of [registered.token, key.body.key]) {
+        const error = await errorOf(request(server, "GET", "/api/auth/me", { token }));
+        expect(error.status).toBe(401);
+      }
+      expect(
+        await errorOf(post(server, "/api/auth/password/login", { email, password })),
+      ).toMatchObject({ status: 401, code: "INVALID_CREDENTIALS" });
+      const audit = await readJSON<{ events: { kind: string; data: unknown }[] }>(
+        request(server, "GET", "/api/auth/audit?kind=AccountClaim", { token: owner.token }),
+      );
+      expect(audit.body.events).toEqual([
+        expect.objectContaining({
+          kind: "AccountClaim",
+          data: expect.objectContaining({ method: "magic-code", sessions: 1, api_keys: 1 }),
+        }),
+      ]);
+      const me = await readJSON<MeBody>(
+        request(server, "GET", "/api/auth/me", { token: owner.token }),
+      );
+      expect(me.status).toBe(200);
+    });
+
+    it("keeps the password and the session of a user who verified their own address first", async () => {
+      const email = nextEmail();
+      const password = "my own long password";
+      const registered = await registerPassword(server, email, password);
+      const token = registered.token;
+      const sent = await readJSON<{ dev_code: string }>(
+        post(server, "/api/auth/email/send-verification", {}, { token }),
+      );
+      expect(
+        (await post(server, "/api/auth/email/verify", { code: sent.body.dev_code }, { token }))
+          .status,
+      ).toBe(200);
+      const byCode = await signInWithMagicCode(server, email);
+      expect(byCode.user_id).toBe(registered.user_id);
+      expect((await request(server, "GET", "/api/auth/me", { token })).status).toBe(200);
+      const login = await readJSON<SignInBody>(
+        post(server, "/api/auth/password/login", { email, password }),
+      );
+      expect(login).toMatchObject({ status: 200, body: { user_id: registered.user_id } });
     });
 
     it("signs the same address into the same user again", async () => {

@@ -75,9 +75,11 @@ function readCreateBody(
 
 /** The API keys of every user: create, list, revoke, resolve a bearer. */
 export interface ApiKeys {
+  /** Creates a key for `userId`, through `db` (a transaction) when given. */
   create(
     userId: string,
     body: { name?: unknown; scopes?: unknown; expires_at?: unknown },
+    db?: Kysely<AuthTables>,
   ): Promise<NewApiKey>;
   /** The user's keys, newest first, with `last_used_at` up to date. */
   list(userId: string): Promise<ApiKeyRecord[]>;
@@ -145,7 +147,7 @@ export function createApiKeys(options: {
   };
 
   return {
-    async create(userId, body) {
+    async create(userId, body, db = tables()) {
       const { name, scopes, expiresAt } = readCreateBody(body, nowSecs());
       const id = newKeyId();
       const secret = randomBytes(32).toString("base64url");
@@ -161,7 +163,7 @@ export function createApiKeys(options: {
         last_used_at: null,
         created_at: nowSecs(),
       };
-      await tables().insertInto("svc_api_keys").values(row).execute();
+      await db.insertInto("svc_api_keys").values(row).execute();
       return { key, ...toRecord(row) };
     },
     async list(userId) {

@@ -21,6 +21,7 @@ export const auditKinds = [
   "SecondFactor",
   "AccountDelete",
   "AccountLink",
+  "AccountClaim",
 ] as const;
 
 /** See `auditKinds`. */

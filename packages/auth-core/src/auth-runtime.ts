@@ -33,6 +33,22 @@ export interface SecondFactorGate {
   challenge(userId: string, client: ClientInfo): Promise<SecondFactorRequired | null>;
 }
 
+/**
+ * The credential stores built beside the runtime, as the flows that must
+ * revoke a user's credentials inside their own transaction see them.
+ */
+export interface UserCredentials {
+  /** Deletes every API key of the user through `db` (a transaction); resolves with how many. */
+  deleteApiKeys(db: Kysely<AuthTables>, userId: string): Promise<number>;
+  /** Removes the user's TOTP secret, backup codes, challenges and trusted devices through `db`. */
+  deleteSecondFactor(
+    db: Kysely<EntityTables>,
+    userId: string,
+  ): Promise<{ readonly secret: boolean; readonly trustedDevices: number }>;
+  /** Drops this process's cached sessions and API keys of the user; call after the commit. */
+  forgetUser(userId: string): void;
+}
+
 /** What every sign-in flow shares; built once by `createAuth`. */
 export interface AuthRuntime {
   readonly store: Store;
@@ -45,6 +61,7 @@ export interface AuthRuntime {
   readonly sessionLifetimeMs: number;
   /** The second-factor check of first-factor sign-ins; none when undefined. */
   secondFactor: SecondFactorGate | undefined;
+  readonly credentials: UserCredentials;
   /** Keys the HMAC of one-time codes, so a leaked codes table yields no code. */
   readonly codeKey: Buffer;
   now(): number;

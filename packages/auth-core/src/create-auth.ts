@@ -1,10 +1,10 @@
 import { type AuthContext, adminAuth, createAuthContext, generateId } from "@svc/schema";
-import { createMembershipLookup, type Store } from "@svc/store";
+import { createMembershipLookup, type EntityTables, type Store } from "@svc/store";
 import type { Kysely } from "kysely";
 import { createApiKeys } from "./api-keys.js";
 import { type AuditKind, listAudit, recordAudit } from "./audit.js";
 import type { Auth } from "./auth.js";
-import type { AuthDatabase } from "./auth-database.js";
+import { type AuthDatabase, authTables } from "./auth-database.js";
 import { type AuthRuntime, accountTablesOf, signIn, tablesOf } from "./auth-runtime.js";
 import { AuthError } from "./errors.js";
 import { deleteAccount } from "./flows/account-deletion.js";
@@ -29,6 +29,7 @@ import {
   deleteSession,
   deleteUserSessions,
   listUserSessions,
+  lockLiveSession,
   sessionFinder,
   setActiveOrg,
 } from "./session-store.js";
@@ -102,6 +103,29 @@ export function createAuth(options: AuthOptions): Auth {
     from: undefined,
     devInbox: undefined,
   };
+  const now = options.now ?? Date.now;
+  const tables = () => authTables(options.database);
+  // Only where this process is the sole writer of the sessions table.
+  const cache = options.database.dialect === "sqlite" ? new SessionCache() : undefined;
+  const apiKeys = createApiKeys({
+    tables,
+    hmacKey: deriveKey(options.secret, "api key secrets"),
+    now,
+    cache: options.database.dialect === "sqlite",
+  });
+  const totp = createTotp({
+    database: options.database,
+    secret: options.secret,
+    now,
+    issuer: options.store.manifest.name,
+    createSession: (userId, client, db) =>
+      signIn(runtime, { userId, method: "second-factor", client, ...(db !== undefined && { db }) }),
+    emailOf: async (userId) => {
+      if (!runtime.users.exists()) return null;
+      const user = await runtime.users.get(userId);
+      return typeof user?.email === "string" ? user.email : null;
+    },
+  });
   const runtime: AuthRuntime = {
     store: options.store,
     database: options.database,
@@ -112,31 +136,39 @@ export function createAuth(options: AuthOptions): Auth {
     devMode: options.devMode ?? false,
     sessionLifetimeMs: sessionLifetimeSecs * 1000,
     codeKey: deriveKey(options.secret, "one-time codes"),
-    secondFactor: undefined,
-    now: options.now ?? Date.now,
-  };
-  const tables = () => tablesOf(runtime);
-  const totp = createTotp({
-    database: options.database,
-    secret: options.secret,
-    now: runtime.now,
-    issuer: options.store.manifest.name,
-    createSession: (userId, client) => signIn(runtime, { userId, method: "second-factor", client }),
-    emailOf: async (userId) => {
-      if (!runtime.users.exists()) return null;
-      const user = await runtime.users.get(userId);
-      return typeof user?.email === "string" ? user.email : null;
+    secondFactor: totp.gate,
+    credentials: {
+      deleteApiKeys: (db, userId) => apiKeys.deleteForUser(db, userId),
+      deleteSecondFactor: (db, userId) => totp.deleteForUser(db, userId),
+      forgetUser(userId) {
+        cache?.forgetUser(userId);
+        apiKeys.forgetUser(userId);
+      },
     },
-  });
-  runtime.secondFactor = totp.gate;
+    now,
+  };
+  /**
+   * Runs `work` in a transaction after checking (and on Postgres locking)
+   * the caller's session there: what a request makes under its session must
+   * not outlive a revocation that committed while the request ran
+   * (`lockLiveSession`). A revoked session is 401 `INVALID_TOKEN`, as on
+   * the next request.
+   */
+  const underLiveSession = <T>(
+    sessionId: string,
+    work: (db: Kysely<EntityTables>) => Promise<T>,
+  ): Promise<T> =>
+    options.database.db.transaction().execute(async (trx) => {
+      const live = await lockLiveSession(tablesOf(runtime, trx), {
+        id: sessionId,
+        now: runtime.now(),
+        dialect: options.database.dialect,
+      });
+      if (!live) throw new AuthError("INVALID_TOKEN");
+      return work(trx);
+    });
   const findSession = sessionFinder(tables());
   const memberships = createMembershipLookup(options.store);
-  const apiKeys = createApiKeys({
-    tables,
-    hmacKey: deriveKey(options.secret, "api key secrets"),
-    now: runtime.now,
-    cache: options.database.dialect === "sqlite",
-  });
   const jwt = createJWTService({
     secret: options.jwt?.secret,
     issuer: options.jwt?.issuer,
@@ -163,8 +195,6 @@ export function createAuth(options: AuthOptions): Auth {
       data,
       ip,
     });
-  // Only where this process is the sole writer of the sessions table.
-  const cache = options.database.dialect === "sqlite" ? new SessionCache() : undefined;
 
   return {
     migrations: [...authMigrations(options.database.schema), totpMigrations()],
@@ -255,10 +285,18 @@ export function createAuth(options: AuthOptions): Auth {
     },
     resolveApiKey: (token) => apiKeys.resolve(token),
     async createApiKey(auth, body, ip) {
-      const { userId } = requireRealSession(auth);
-      const created = await apiKeys.create(userId, body);
-      await audit(auth, "ApiKeyCreate", { key_id: created.id, name: created.name }, ip);
-      return created;
+      const { userId, sessionId } = requireRealSession(auth);
+      return underLiveSession(sessionId, async (db) => {
+        const created = await apiKeys.create(userId, body, tablesOf(runtime, db));
+        await recordAudit(accountTablesOf(runtime, db), {
+          userId,
+          kind: "ApiKeyCreate",
+          at: runtime.now(),
+          data: { key_id: created.id, name: created.name },
+          ip,
+        });
+        return created;
+      });
     },
     async listApiKeys(auth) {
       return apiKeys.list(requireRealSession(auth).userId);
@@ -272,9 +310,19 @@ export function createAuth(options: AuthOptions): Auth {
       return { revoked: true };
     },
     async mintJWT(auth, ip) {
-      const { userId } = requireRealSession(auth);
+      const { userId, sessionId } = requireRealSession(auth);
       const minted = jwt.mint({ userId, tenantId: auth.tenantId, roles: auth.roles });
-      await audit(auth, "JwtMint", { expires_at: minted.expires_at }, ip);
+      // A JWT cannot be revoked: it is handed out only if the session was
+      // still live when its audit event committed.
+      await underLiveSession(sessionId, (db) =>
+        recordAudit(accountTablesOf(runtime, db), {
+          userId,
+          kind: "JwtMint",
+          at: runtime.now(),
+          data: { expires_at: minted.expires_at },
+          ip,
+        }),
+      );
       return minted;
     },
     jwtResolvers: () => (upstream === undefined ? [jwt.resolver()] : [upstream, jwt.resolver()]),

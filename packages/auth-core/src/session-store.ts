@@ -1,3 +1,4 @@
+import type { StoreDialect } from "@svc/store";
 import { CompiledQuery, type Kysely } from "kysely";
 import { newSessionToken, sha256Hex } from "./secrets.js";
 import type { AuthTables, SessionsTable } from "./tables.js";
@@ -90,6 +91,25 @@ export function sessionFinder(
     if (row === undefined || Number(row.expires_at) <= now) return null;
     return toRecord(row);
   };
+}
+
+/**
+ * Whether the session `id` is still live, read through the transaction
+ * `db`. On Postgres the row stays locked (`FOR UPDATE`) until the
+ * transaction ends, so a revocation committing meanwhile waits for it and
+ * then deletes what it wrote; SQLite runs one write transaction at a time.
+ * Whatever a request makes under its session (an API key, a JWT, a TOTP
+ * secret) checks this in the transaction that makes it: a request that was
+ * in flight when the user's sessions were revoked cannot leave a credential
+ * behind.
+ */
+export async function lockLiveSession(
+  db: Kysely<AuthTables>,
+  input: { id: string; now: number; dialect: StoreDialect },
+): Promise<boolean> {
+  const select = db.selectFrom("svc_sessions").select("expires_at").where("id", "=", input.id);
+  const row = await (input.dialect === "postgres" ? select.forUpdate() : select).executeTakeFirst();
+  return row !== undefined && Number(row.expires_at) > input.now;
 }
 
 /** Deletes one session; resolves with whether it existed. */

@@ -16,8 +16,11 @@ export interface UserDirectory {
   findByField(field: "email" | "phone", value: string): Promise<Row | null>;
   get(id: string): Promise<Row | null>;
   /**
-   * The user with this email, created when absent. With `verifiedAt` the row
-   * gets `emailVerified` (when the entity declares it and it is still unset).
+   * The user with this email (or phone), created when absent. With
+   * `verifiedAt` a new row gets `emailVerified` (when the entity declares
+   * it); an existing row is returned as it is: a sign-in that proved the
+   * address verifies it with `proveAddress` (flows/address-proof.ts), which
+   * also decides what happens to credentials made before the proof.
    */
   findOrCreate(
     field: "email" | "phone",
@@ -57,12 +60,7 @@ export function createUserDirectory(store: Store, info: UserEntityInfo | undefin
       const { hasEmailVerified } = require();
       const existing = await findByField(field, value);
       const verifiedAt = hasEmailVerified ? options.verifiedAt : undefined;
-      if (existing !== null) {
-        if (verifiedAt !== undefined && existing.emailVerified == null) {
-          await stamp(existing.id, verifiedAt);
-        }
-        return existing;
-      }
+      if (existing !== null) return existing;
       try {
         return await store.transaction(adminAuth, (tx) =>
           tx.insert("User", {

@@ -70,14 +70,15 @@ async function insertTodo(f: AuthFixture, ownerId: string, title: string): Promi
 }
 
 /**
- * Two sessions (a password sign-up, then a magic-code sign-in), two API
- * keys, one linked account, one trusted device and one todo.
+ * Two sessions (a password sign-up whose address is then verified, then a
+ * magic-code sign-in), two API keys, one linked account, one trusted
+ * device and one todo.
  */
 async function createAccount(f: AuthFixture, email: string): Promise<Account> {
-  const registered = await f.auth.registerPassword({ email, password: PASSWORD }, {});
+  const registered = await f.registerVerified(email, PASSWORD);
   const signedIn = await f.signIn(email);
-  expect(signedIn.userId).toBe(registered.user_id);
-  const userId = registered.user_id;
+  expect(signedIn.userId).toBe(registered.userId);
+  const userId = registered.userId;
   const keys: string[] = [];
   for (const name of ["one", "two"]) {
     keys.push((await f.auth.createApiKey(signedIn.context, { name })).key);

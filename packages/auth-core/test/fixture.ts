@@ -29,6 +29,7 @@ import {
   type AuthOptions,
   type AuthTables,
   authErrorCodes,
+  type ClientInfo,
   createAuth,
   createDevInbox,
   type DevInbox,
@@ -159,6 +160,12 @@ export interface AuthFixture extends AuthConnection, AsyncDisposable {
   lastLink(to: string): URL;
   /** Signs `email` in with a magic code (spends that address's magic cooldown). */
   signIn(email: string, auth?: Auth): Promise<SignedIn>;
+  /**
+   * Registers `email` with `password` and verifies the address from that
+   * session (the legitimate path: register, then prove your own address);
+   * spends the address's verification cooldown.
+   */
+  registerVerified(email: string, password: string, client?: ClientInfo): Promise<SignedIn>;
   /** Inserts a `User` row through the store, as the admin. */
   insertUser(fields: Record<string, unknown>): Promise<Row>;
   /** Closes every connection and drops the database. */
@@ -302,6 +309,14 @@ export async function openAuthFixture(
       );
       const context = await auth.resolveSession(token);
       if (context === null) throw new Error("a fresh session did not resolve");
+      return { token, userId: user_id, context };
+    },
+    async registerVerified(email, password, client = {}) {
+      const { token, user_id } = await primary.auth.registerPassword({ email, password }, client);
+      const context = await primary.auth.resolveSession(token);
+      if (context === null) throw new Error("a fresh session did not resolve");
+      await primary.auth.sendVerification(context, { exposeDevCode: false });
+      await primary.auth.verifyEmail(context, { code: fixture.lastCode(normalizeEmail(email)) });
       return { token, userId: user_id, context };
     },
     insertUser: (fields) => primary.store.transaction(adminAuth, (tx) => tx.insert("User", fields)),

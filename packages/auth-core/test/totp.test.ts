@@ -2,6 +2,7 @@ import { decodeBase32IgnorePadding } from "@oslojs/encoding";
 import { type AuthContext, adminAuth, anonymousAuth } from "@svc/schema";
 import type { Kysely } from "kysely";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { authTables } from "../src/auth-database.js";
 import { authErrorCodes, MAX_ATTEMPTS } from "../src/index.js";
 import { insertSession } from "../src/session-store.js";
 import { CHALLENGE_TTL_MS } from "../src/totp/challenges.js";
@@ -66,8 +67,10 @@ async function openTotp(f: AuthFixture): Promise<Totp> {
     secret: SECRET,
     now: f.clock.now,
     issuer: ISSUER,
-    async createSession(userId, client) {
-      const { token, session } = await insertSession(f.tables, {
+    async createSession(userId, client, db) {
+      // Inside verify's transaction: on SQLite a write outside it would wait forever.
+      const tables = db === undefined ? f.tables : authTables(f.database, db);
+      const { token, session } = await insertSession(tables, {
         userId,
         isGuest: false,
         now: f.clock.now(),

@@ -37,7 +37,14 @@ export async function sendVerification(
   });
 }
 
-/** `POST /api/auth/email/verify`: checks the code and stamps `User.emailVerified`. */
+/**
+ * `POST /api/auth/email/verify`: checks the code and stamps
+ * `User.emailVerified`. Unlike a sign-in that proves the address
+ * (flows/address-proof.ts), this keeps the password, the sessions and the
+ * API keys: the caller holds a session of this very account and received
+ * the code, so whoever made those credentials and the address's owner are
+ * the same person (the normal path: register, then verify).
+ */
 export async function verifyEmail(
   runtime: AuthRuntime,
   auth: AuthContext,

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { adminAuth, isUniqueViolation, type Row } from "@svc/store";
+import { adminAuth, isUniqueViolation } from "@svc/store";
 import type { Kysely } from "kysely";
 import { recordAudit } from "../audit.js";
 import {
@@ -14,6 +14,7 @@ import { newRowId } from "../secrets.js";
 import type { ClientInfo } from "../session-store.js";
 import type { AuthTables } from "../tables.js";
 import { isoSeconds } from "../user-entity.js";
+import { proveAddress, proveAddressIn } from "./address-proof.js";
 
 /**
  * An identity an external provider (OAuth, OpenID Connect, SSO) vouched
@@ -118,7 +119,10 @@ async function findLinkedUserId(
  *
  * 1. An identity linked before signs in its user.
  * 2. Otherwise, an email the provider verified finds (or creates) the user
- *    with that address, stamps `emailVerified` when unset, and links.
+ *    with that address, stamps `emailVerified` when unset, and links. An
+ *    existing user that was not verified and has a password loses the
+ *    credentials made before (flows/address-proof.ts), as after a magic
+ *    code: whoever registered the address need not have owned it.
  * 3. Otherwise (no email, or one the provider does not vouch for) a new
  *    user gets a synthesized `.invalid` address and the link. An unverified
  *    address that belongs to an existing user is refused with
@@ -152,7 +156,13 @@ export async function signInWithIdentity(
   if (linkedId !== undefined) {
     const user = await runtime.users.get(linkedId);
     if (user !== null) {
-      await stampIfVerified(runtime, user, checked);
+      if (checked.emailVerified && user.email === checked.email) {
+        await proveAddress(runtime, user, {
+          method: "oauth",
+          provider: checked.provider,
+          ip: client.ip,
+        });
+      }
       return signInAs(user.id, false);
     }
     // The user row went away without account deletion (which unlinks):
@@ -168,6 +178,7 @@ export async function signInWithIdentity(
   for (let attempt = 0; ; attempt++) {
     try {
       const linked = await linkIdentity(runtime, checked, client.ip);
+      if (linked.claimed) runtime.credentials.forgetUser(linked.userId);
       return signInAs(linked.userId, linked.created);
     } catch (error) {
       if (attempt > 0 || !isUniqueViolation(error)) throw error;
@@ -177,27 +188,17 @@ export async function signInWithIdentity(
   }
 }
 
-async function stampIfVerified(
-  runtime: AuthRuntime,
-  user: Row,
-  identity: CheckedIdentity,
-): Promise<void> {
-  if (
-    identity.emailVerified &&
-    user.email === identity.email &&
-    user.emailVerified == null &&
-    runtime.users.require().hasEmailVerified
-  ) {
-    await runtime.users.stampEmailVerified(user.id, isoSeconds(runtime.now()));
-  }
-}
-
-/** Finds or creates the identity's user and links it, in one transaction. */
+/**
+ * Finds or creates the identity's user and links it, in one transaction.
+ * An existing user found by the verified email has its address proven in
+ * that transaction (`proveAddressIn`): `claimed` says credentials made
+ * before the proof were removed.
+ */
 async function linkIdentity(
   runtime: AuthRuntime,
   identity: CheckedIdentity,
   ip: string | undefined,
-): Promise<{ userId: string; created: boolean }> {
+): Promise<{ userId: string; created: boolean; claimed: boolean }> {
   const { hasEmailVerified, profileFields } = runtime.users.require();
   const verifiedAt = isoSeconds(runtime.now());
   const address = identity.emailVerified
@@ -211,6 +212,7 @@ async function linkIdentity(
   const existing = await runtime.users.findByField("email", address);
   return runtime.store.frameworkTransaction(adminAuth, async (tx) => {
     let user = existing;
+    let claimed = false;
     if (user === null) {
       // A new user starts with the provider's profile where the app
       // declares the fields; an existing one keeps what it has.
@@ -222,8 +224,9 @@ async function linkIdentity(
         ...(profileFields.avatarUrl !== undefined &&
           identity.avatarUrl !== undefined && { [profileFields.avatarUrl]: identity.avatarUrl }),
       });
-    } else if (identity.emailVerified && hasEmailVerified && user.emailVerified == null) {
-      user = await tx.entities.update("User", user.id, { emailVerified: verifiedAt });
+    } else if (identity.emailVerified) {
+      const proof = { method: "oauth", provider: identity.provider, ip } as const;
+      claimed = (await proveAddressIn(runtime, tx, user.id, proof)) !== null;
     }
     const accounts = accountTablesOf(runtime, tx.db);
     const at = runtime.now();
@@ -246,6 +249,6 @@ async function linkIdentity(
       data: { provider: identity.provider, email_verified: identity.emailVerified },
       ip,
     });
-    return { userId: user.id, created: existing === null };
+    return { userId: user.id, created: existing === null, claimed };
   });
 }

@@ -14,6 +14,7 @@ import { magicCodeEmail } from "../outbound.js";
 import { newSixDigitCode } from "../secrets.js";
 import type { ClientInfo } from "../session-store.js";
 import { isoSeconds } from "../user-entity.js";
+import { proveAddress } from "./address-proof.js";
 
 /** The answer of a code send; `dev_code` only in dev mode for a loopback caller. */
 export interface CodeSent {
@@ -93,8 +94,9 @@ export async function sendMagicCode(
 
 /**
  * `POST /api/auth/magic/verify`: consumes the code, creates the `User` row
- * with `emailVerified` stamped when absent (or stamps an unverified one), and
- * signs in.
+ * with `emailVerified` stamped when absent (or proves the address of an
+ * existing one, `proveAddress`: an unverified account with a password loses
+ * the credentials made before), and signs in.
  */
 export async function verifyMagicCode(
   runtime: AuthRuntime,
@@ -108,5 +110,6 @@ export async function verifyMagicCode(
   const user = await runtime.users.findOrCreate("email", email, {
     verifiedAt: isoSeconds(runtime.now()),
   });
+  await proveAddress(runtime, user, { method: "magic-code", ip: client.ip });
   return completeSignIn(runtime, { userId: user.id, method: "magic-code", client });
 }

@@ -11,6 +11,7 @@ import { magicLinkEmail } from "../outbound.js";
 import { newLinkToken } from "../secrets.js";
 import type { ClientInfo } from "../session-store.js";
 import { isoSeconds } from "../user-entity.js";
+import { proveAddress } from "./address-proof.js";
 import { checkEmailCode } from "./magic-code.js";
 import { resolveRedirect } from "./redirect-target.js";
 
@@ -57,7 +58,10 @@ export async function sendMagicLink(
   };
 }
 
-/** `GET|POST /api/auth/magic-link/verify` `{email, token}`: consumes the link and signs in. */
+/**
+ * `GET|POST /api/auth/magic-link/verify` `{email, token}`: consumes the link,
+ * proves the address as a magic code does, and signs in.
+ */
 export async function verifyMagicLink(
   runtime: AuthRuntime,
   body: { email?: unknown; token?: unknown },
@@ -78,5 +82,6 @@ export async function verifyMagicLink(
   const user = await runtime.users.findOrCreate("email", email, {
     verifiedAt: isoSeconds(runtime.now()),
   });
+  await proveAddress(runtime, user, { method: "magic-link", ip: client.ip });
   return completeSignIn(runtime, { userId: user.id, method: "magic-link", client });
 }

@@ -2,7 +2,6 @@ import { adminAuth, StoreError } from "@svc/store";
 import {
   type AuthRuntime,
   accountTablesOf,
-  completeSignIn,
   type SignIn,
   type SignInResult,
   signIn,
@@ -69,6 +68,12 @@ export async function registerPassword(
  * `POST /api/auth/password/login`. Unknown email, account without a
  * password and wrong password all answer the same 401
  * `INVALID_CREDENTIALS`, and take the same time (a dummy argon2 verify).
+ *
+ * The session is created in a transaction that finds the hash it checked
+ * still in place and, on Postgres, locks it: argon2 takes tens of
+ * milliseconds, and a password removed meanwhile (the address's owner
+ * claiming the account, flows/address-proof.ts) must not let a login that
+ * started before the removal end with a session.
  */
 export async function loginPassword(
   runtime: AuthRuntime,
@@ -95,6 +100,20 @@ export async function loginPassword(
     user !== null && stored !== undefined && password !== "" && !tooLong
       ? await verifyPassword(stored.hash, password)
       : await verifyDummyPassword(tooLong ? "" : password);
-  if (!ok || user === null) throw new AuthError("INVALID_CREDENTIALS");
-  return completeSignIn(runtime, { userId: user.id, method: "password", client });
+  if (!ok || user === null || stored === undefined) throw new AuthError("INVALID_CREDENTIALS");
+  // A challenge needs TOTP, which a claim removes together with the password.
+  const challenge = await runtime.secondFactor?.challenge(user.id, client);
+  if (challenge !== undefined && challenge !== null) return challenge;
+  return runtime.database.db.transaction().execute(async (trx) => {
+    const select = accountTablesOf(runtime, trx)
+      .selectFrom("svc_passwords")
+      .select("hash")
+      .where("user_id", "=", user.id);
+    const current = await (runtime.database.dialect === "postgres"
+      ? select.forUpdate()
+      : select
+    ).executeTakeFirst();
+    if (current?.hash !== stored.hash) throw new AuthError("INVALID_CREDENTIALS");
+    return signIn(runtime, { userId: user.id, method: "password", client, db: trx });
+  });
 }

@@ -41,8 +41,17 @@ export interface TotpOptions {
   readonly now?: () => number;
   /** The name authenticator apps show beside the account, e.g. the manifest's name. */
   readonly issuer: string;
-  /** Creates the session a passed second factor ends with (auth-core's `signIn`). */
-  readonly createSession: (userId: string, client: ClientInfo) => Promise<SignIn>;
+  /**
+   * Creates the session a passed second factor ends with (auth-core's
+   * `signIn`). `verifyChallenge` passes `db`, the transaction that spends
+   * the challenge: write through it (on SQLite a write outside it waits for
+   * that transaction forever).
+   */
+  readonly createSession: (
+    userId: string,
+    client: ClientInfo,
+    db?: Kysely<EntityTables>,
+  ) => Promise<SignIn>;
   /** The account label authenticator apps show (the user's email); the user id when null. */
   readonly emailOf: (userId: string) => Promise<string | null>;
 }

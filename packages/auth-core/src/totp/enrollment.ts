@@ -7,6 +7,7 @@ import { MAX_ATTEMPTS } from "../code-store.js";
 import { AuthError, rateLimited } from "../errors.js";
 import { requireRealSession } from "../real-session.js";
 import { newRowId } from "../secrets.js";
+import { lockLiveSession } from "../session-store.js";
 import { newBackupCodes, normalizeBackupCode } from "./backup-codes.js";
 import { sealSecret } from "./secret-box.js";
 import { readFactor, spendFactor } from "./spend-factor.js";
@@ -111,7 +112,7 @@ export async function confirm(
   body: { code?: unknown },
   ip?: string,
 ): Promise<TotpEnabled> {
-  const { userId } = requireRealSession(auth);
+  const { userId, sessionId } = requireRealSession(auth);
   const tables = totpTablesOf(runtime);
   const row = await readTotp(tables, userId);
   if (row === undefined) throw totpError("TOTP_NOT_ENROLLED");
@@ -146,6 +147,14 @@ export async function confirm(
       .executeTakeFirst();
     // Re-enrolled, confirmed or burned since the read.
     if (Number(enabled.numUpdatedRows) !== 1) throw totpError("INVALID_TOTP");
+    // The session was revoked while this request ran (after the secret's
+    // row, the order in which removing a second factor takes them).
+    const live = await lockLiveSession(sessionTablesOf(runtime, trx), {
+      id: sessionId,
+      now,
+      dialect: runtime.database.dialect,
+    });
+    if (!live) throw new AuthError("INVALID_TOKEN");
     await replaceBackupCodes(runtime, inTrx, userId, codes);
     await recordTotpAudit(runtime, { userId, kind: "TotpEnable", ip, db: trx });
   });

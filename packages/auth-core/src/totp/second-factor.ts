@@ -67,8 +67,8 @@ export async function challengeSignIn(
  * when missing, unknown, expired or used), then the code: an authenticator
  * code not used before, or an unused backup code (401 `INVALID_TOTP`; after
  * `MAX_ATTEMPTS` wrong codes the challenge is burned, 429 `RATE_LIMITED`).
- * The challenge and the factor are spent together, then the session is
- * created; with `trust_device: true` the device is trusted for 30 days.
+ * The challenge and the factor are spent, the session is created and, with
+ * `trust_device: true`, the device trusted for 30 days, in one transaction.
  */
 export async function verifyChallenge(
   runtime: TotpRuntime,
@@ -87,28 +87,37 @@ export async function verifyChallenge(
   const row = await readTotp(tables, userId);
   // TOTP was turned off since the challenge was issued.
   if (row === undefined || row.enabled_at === null) throw totpError("INVALID_CHALLENGE");
-  const right = await runtime.database.db.transaction().execute(async (trx) => {
+  // The session and the trusted device are made in the transaction that
+  // spends the challenge: a claim of the account (flows/address-proof.ts),
+  // which deletes the challenges before the sessions, never misses them.
+  const passed = await runtime.database.db.transaction().execute(async (trx) => {
     const inTrx = totpTablesOf(runtime, trx);
-    if (!(await spendFactor(runtime, inTrx, { row, factor, now }))) return false;
+    if (!(await spendFactor(runtime, inTrx, { row, factor, now }))) return null;
     // Spent, burned or expired meanwhile: the rollback gives the factor back.
     if (!(await consumeChallenge(inTrx, id, now))) throw totpError("INVALID_CHALLENGE");
-    return true;
+    const session = await runtime.createSession(userId, client, trx);
+    const trusted =
+      body.trust_device === true
+        ? await trustDevice(sessionTablesOf(runtime, trx), {
+            userId,
+            now,
+            userAgent: client.userAgent,
+          })
+        : undefined;
+    await recordTotpAudit(runtime, {
+      userId,
+      kind: "SecondFactor",
+      data: { method: factor.method, trusted_device: trusted !== undefined },
+      ip: client.ip,
+      db: trx,
+    });
+    return { session, trusted };
   });
-  if (!right) {
+  if (passed === null) {
     await countWrongAnswer(tables, id);
     throw totpError("INVALID_TOTP");
   }
-  const session = await runtime.createSession(userId, client);
-  const trusted =
-    body.trust_device === true
-      ? await trustDevice(sessionTablesOf(runtime), { userId, now, userAgent: client.userAgent })
-      : undefined;
-  await recordTotpAudit(runtime, {
-    userId,
-    kind: "SecondFactor",
-    data: { method: factor.method, trusted_device: trusted !== undefined },
-    ip: client.ip,
-  });
+  const { session, trusted } = passed;
   if (trusted === undefined) return session;
   return {
     ...session,

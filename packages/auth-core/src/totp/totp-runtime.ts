@@ -22,7 +22,8 @@ export interface TotpRuntime {
   readonly codeKey: Buffer;
   readonly issuer: string;
   now(): number;
-  createSession(userId: string, client: ClientInfo): Promise<SignIn>;
+  /** Creates the session, through `db` (a transaction) when given. */
+  createSession(userId: string, client: ClientInfo, db?: Kysely<EntityTables>): Promise<SignIn>;
   emailOf(userId: string): Promise<string | null>;
 }
 
