@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { type BearerResolver, readCookie, SESSION_COOKIE } from "@svc/auth-core/express";
+import type { ExistsResolver } from "@svc/policy-engine";
 import type { AuthContext, RoomLogic } from "@svc/schema";
 import {
   type Authenticate,
@@ -37,6 +38,13 @@ export interface LiveTransportOptions {
   readonly trustedOrigins: true | readonly string[];
   /** Room logic by room kind (the function runner's `rooms()`). */
   readonly rooms?: ReadonlyMap<string, RoomLogic>;
+  /**
+   * A fresh `exists(...)` resolver for each room join. Joins read the
+   * current rows rather than the fan-out's shared cache: on Postgres that
+   * cache learns of a commit only when the change feed brings it, so a join
+   * right after the write that admits the caller would still be refused.
+   */
+  readonly joinExistsResolver: () => ExistsResolver;
 }
 
 /** The running live transports. */
@@ -146,7 +154,7 @@ export async function startLiveTransports(options: LiveTransportOptions): Promis
     authenticate,
     trustedOrigins,
     ...(options.rooms !== undefined && { logic: options.rooms }),
-    existsResolver: () => sync.existsResolver(),
+    existsResolver: options.joinExistsResolver,
     onError: (error: unknown) => console.error("svc: shards:", error),
   };
   const shardServer = createServer((_req, res) => notFound(res));

@@ -30,6 +30,7 @@ import { createStore, idempotencyMigrations, type Store } from "@svc/store";
 import { openPostgres } from "@svc/store/pg";
 import { openSqlite } from "@svc/store/sqlite";
 import {
+  cachedExistsResolver,
   createChangeLog,
   createReadTracker,
   createSync,
@@ -335,6 +336,7 @@ export async function startServer(
       authenticate: liveAuthenticator(resolvers, resolveSessionCookie),
       trustedOrigins: config.devMode ? true : corsOrigins,
       rooms: runner.rooms(),
+      joinExistsResolver: () => cachedExistsResolver(store.systemReader()),
     }).catch(async (error: unknown) => {
       await new Promise((resolveClose) => server.close(resolveClose));
       throw error;
