@@ -123,7 +123,6 @@ function readJSON(req: Request, length: number, callback: (error?: unknown) => v
     req.off("data", onData);
     req.off("end", onEnd);
     req.off("error", onFailure);
-    req.off("aborted", onFailure);
     req.off("close", onClose);
     done(error);
   };
@@ -150,13 +149,14 @@ function readJSON(req: Request, length: number, callback: (error?: unknown) => v
   const onFailure = (error?: unknown): void => {
     finish(new BodyReadError("request.aborted", { cause: error }));
   };
+  // A client that goes away mid-body: `close` before `end` (Node also
+  // emits `aborted`, and `error` when someone listens).
   const onClose = (): void => {
     if (!req.complete) onFailure();
   };
   req.on("data", onData);
   req.on("end", onEnd);
   req.on("error", onFailure);
-  req.on("aborted", onFailure);
   req.on("close", onClose);
 }
 

@@ -38,10 +38,17 @@ export function apiGate(options: {
     // that a retried write was answered from its idempotency record with the second.
     exposedHeaders: ["X-Next-Cursor", "Idempotent-Replayed"],
   });
+  // One promise step per request: the CSRF check is synchronous.
   const authenticate = (req: Request, res: Response, next: NextFunction): void => {
-    resolveRequestAuth(req, res, options.authenticate)
-      .then(() => checkCsrf(req, options.csrfOrigins))
-      .then(() => next(), next);
+    resolveRequestAuth(req, res, options.authenticate).then(() => {
+      try {
+        checkCsrf(req, options.csrfOrigins);
+      } catch (error) {
+        next(error);
+        return;
+      }
+      next();
+    }, next);
   };
   return (req: Request, res: Response, next: NextFunction) => {
     // OAuth callbacks are top-level navigations (Apple's a cross-site POST)
