@@ -19,7 +19,7 @@ export function definePackageTestConfig(overrides: ViteUserConfig = {}): ViteUse
       environment: "node",
       // Ceilings, not waits: CI runs every package's suites side by side on
       // two cores, where a server boot or a browser launch can take a while.
-      testTimeout: 20_000,
+      testTimeout: 60_000,
       hookTimeout: 60_000,
       // expect.poll gives up after this long (vitest's default is one second).
       expect: { poll: { timeout: 10_000, interval: 20 } },
