@@ -175,6 +175,7 @@ export async function startServer(
     }),
   });
   let store: Store;
+  let recordCommit: (transactions: number) => void = () => undefined;
   let stopPruning = (): void => undefined;
   const jobs = createJobQueue({
     db: database.db,
@@ -191,6 +192,8 @@ export async function startServer(
       dialect: database.dialect,
       manifest,
       changeBus: changeLog,
+      // The metrics exist once the app does; commits before that go uncounted.
+      onCommit: (transactions) => recordCommit(transactions),
     });
   } catch (error) {
     await database.close();
@@ -428,6 +431,7 @@ export async function startServer(
       ...(hasPublicDir(join(manifestDir, "public")) && { publicDir: join(manifestDir, "public") }),
       ...options,
     });
+    recordCommit = app.metrics.recordCommit;
     server.on("request", app.express);
     worker.start();
     const port = boundPort;

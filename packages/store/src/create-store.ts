@@ -7,6 +7,7 @@ import type { EntityTables, StoreDialect } from "./database.js";
 import { databaseError } from "./driver-errors.js";
 import { buildEntityModels } from "./entity-model.js";
 import { nameForMessage, StoreError } from "./errors.js";
+import { createGroupCommit, type GroupWork } from "./group-commit.js";
 import { selectPageJSON } from "./list-json.js";
 import { migrateDatabase } from "./migrate.js";
 import { checkId } from "./prepare-write.js";
@@ -50,6 +51,17 @@ export interface CreateStoreOptions {
    * change log is the durable one: it records inside each write's transaction.
    */
   readonly changeBus?: ChangeBus;
+  /**
+   * SQLite only: run the transactions that reach the writer in the same
+   * event-loop turn inside one database transaction, each in a savepoint,
+   * with one commit (see `createGroupCommit`). A transaction still fails
+   * alone and its promise still settles only after its commit; what changes
+   * is that concurrent writes share the commit's cost. Default true;
+   * ignored on Postgres, whose connections commit in parallel.
+   */
+  readonly groupCommit?: boolean;
+  /** Called with the number of transactions in each SQLite commit (tests, metrics). */
+  readonly onCommit?: (transactions: number) => void;
 }
 
 /**
@@ -188,6 +200,11 @@ export function createStore(options: CreateStoreOptions): Store {
   const assertNotNested = (): void => {
     if (insideTransaction.getStore()?.open === true) throw new StoreError("NESTED_TRANSACTION");
   };
+  const inTransaction: <T>(work: GroupWork<T>) => Promise<T> =
+    dialect === "sqlite" && options.groupCommit !== false
+      ? createGroupCommit(db, options.onCommit === undefined ? {} : { onCommit: options.onCommit })
+          .run
+      : (work) => db.transaction().execute(work);
 
   async function runTransaction<T>(
     auth: AuthContext,
@@ -201,7 +218,7 @@ export function createStore(options: CreateStoreOptions): Store {
     let result: T;
     try {
       result = await insideTransaction.run(state, () =>
-        db.transaction().execute(async (trx) => {
+        inTransaction(async (trx) => {
           state.db = trx;
           const deleting = new Set<string>();
           const isOpen = (): boolean => state.open;

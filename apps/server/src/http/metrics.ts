@@ -8,12 +8,15 @@ export interface ServerMetrics {
   readonly middleware: RequestHandler;
   /** `GET /metrics`. */
   readonly handler: RequestHandler;
+  /** Records how many transactions one SQLite commit held (the store's group commit). */
+  readonly recordCommit: (transactions: number) => void;
 }
 
 /**
  * Creates a private registry (never prom-client's global one, so several
- * servers in one process keep separate numbers) with the process metrics and
- * the request counter and duration histogram.
+ * servers in one process keep separate numbers) with the process metrics,
+ * the request counter and duration histogram, and the size of SQLite's
+ * group commits.
  */
 export function createServerMetrics(): ServerMetrics {
   const registry = new Registry();
@@ -30,6 +33,13 @@ export function createServerMetrics(): ServerMetrics {
     help: "Time to answer an HTTP request, by method, route template and status.",
     labelNames,
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+
+  const commitSize = new Histogram({
+    name: "svc_store_commit_transactions",
+    help: "Transactions per SQLite commit: concurrent writes share one commit (group commit).",
+    buckets: [1, 2, 4, 8, 16, 32, 64],
     registers: [registry],
   });
 
@@ -56,7 +66,12 @@ export function createServerMetrics(): ServerMetrics {
     res.type(registry.contentType).send(await registry.metrics());
   };
 
-  return { registry, middleware, handler };
+  return {
+    registry,
+    middleware,
+    handler,
+    recordCommit: (transactions) => commitSize.observe(transactions),
+  };
 }
 
 /**
