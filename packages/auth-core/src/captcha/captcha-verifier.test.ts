@@ -81,9 +81,10 @@ describe("createCaptchaVerifier", () => {
   });
 
   it("fails closed when the provider does not answer in time", async () => {
-    const { server, verifier } = await verifierAgainst("hang", { timeoutMs: 50 });
+    // The server never answers, so only the timeout can settle this. (Whether
+    // the request reached the server before the abort depends on the load.)
+    const { verifier } = await verifierAgainst("hang", { timeoutMs: 50 });
     await expect(verifier.verify("tok", undefined)).resolves.toBe(false);
-    expect(server.requests).toHaveLength(1);
   });
 
   it("fails closed when the provider is unreachable", async () => {

@@ -1,0 +1,31 @@
+import { adminAuth } from "@svc/schema";
+import { describe, expect, it } from "vitest";
+import { adminTokenResolver, type RequestInfo } from "./request-auth.js";
+
+const info: RequestInfo = { ip: "127.0.0.1", userAgent: undefined, cookie: undefined };
+const hexToken = "ab".repeat(64);
+
+describe("adminTokenResolver", () => {
+  it("accepts exactly the admin token", () => {
+    const resolve = adminTokenResolver(hexToken);
+    expect(resolve(hexToken, info)).toBe(adminAuth);
+    expect(resolve(`${hexToken}0`, info)).toBeNull();
+    expect(resolve(hexToken.slice(1), info)).toBeNull();
+    expect(resolve("", info)).toBeNull();
+  });
+
+  it("passes session, API-key and JWT shaped tokens on", () => {
+    const resolve = adminTokenResolver(hexToken);
+    expect(resolve(`svc_${hexToken}`, info)).toBeNull();
+    expect(resolve(`pk.${hexToken}`, info)).toBeNull();
+    expect(resolve("eyJh.eyJz.c2ln", info)).toBeNull();
+  });
+
+  it("still matches an admin token that carries another kind's mark itself", () => {
+    for (const token of [`svc_${hexToken}`, `pk.${hexToken}`, `${hexToken}.${hexToken}`]) {
+      const resolve = adminTokenResolver(token);
+      expect(resolve(token, info)).toBe(adminAuth);
+      expect(resolve(`${token}x`, info)).toBeNull();
+    }
+  });
+});
