@@ -7,6 +7,7 @@ import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type BaselineSpec, baselineCases, type CaseSpec, svcCases } from "./cases.js";
+import { processCpuSeconds } from "./cpu.js";
 import {
   ITEM_COUNT,
   type ItemRow,
@@ -100,9 +101,16 @@ async function measure(
   if (options.warmupSeconds > 0) {
     await runLoad(request, { ...shape, durationSeconds: options.warmupSeconds });
   }
+  const cpuBefore = processCpuSeconds(server.pid);
   const result = await runLoad(request, { ...shape, durationSeconds: options.durationSeconds });
+  const cpuAfter = processCpuSeconds(server.pid);
+  const cpuMicrosPerRequest =
+    cpuBefore === undefined || cpuAfter === undefined || result.total === 0
+      ? undefined
+      : ((cpuAfter - cpuBefore) * 1e6) / result.total;
   process.stderr.write(
-    `  ${spec.id} ${spec.label}: ${Math.round(result.requestsPerSecond)} req/s, p99 ${result.p99Ms} ms\n`,
+    `  ${spec.id} ${spec.label}: ${Math.round(result.requestsPerSecond)} req/s, p99 ${result.p99Ms} ms` +
+      `${cpuMicrosPerRequest === undefined ? "" : `, ${cpuMicrosPerRequest.toFixed(1)} us CPU/req`}\n`,
   );
   return {
     id: spec.id,
@@ -110,6 +118,7 @@ async function measure(
     ...(spec.targets ? { targets: spec.targets } : {}),
     result,
     responseBytes: Buffer.byteLength(text),
+    ...(cpuMicrosPerRequest === undefined ? {} : { cpuMicrosPerRequest }),
   };
 }
 

@@ -31,6 +31,8 @@ export interface ServerProcess {
   readonly name: string;
   /** `http://127.0.0.1:<port>` */
   readonly baseURL: string;
+  /** The child's process id, for reading its CPU time. */
+  readonly pid: number | undefined;
   /** The last bytes the child wrote to stdout and stderr, for failure reports. */
   output(): string;
   /** SIGTERM, then SIGKILL if it has not exited after a grace period. */
@@ -126,6 +128,7 @@ export async function startServer(options: StartOptions): Promise<ServerProcess>
   const server: ServerProcess = {
     name: options.name,
     baseURL,
+    pid: child.pid,
     output: () => output,
     stop: () => stopChild(child),
   };

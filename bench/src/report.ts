@@ -21,6 +21,11 @@ export interface CaseOutcome {
   readonly result?: LoadResult;
   /** Body size of the probe answer, in bytes. */
   readonly responseBytes?: number;
+  /**
+   * The server process's CPU time (user + system) per completed request
+   * over the measured run, in microseconds; undefined without /proc.
+   */
+  readonly cpuMicrosPerRequest?: number;
   readonly failure?: string;
 }
 
@@ -61,6 +66,17 @@ function ratio(outcome: CaseOutcome, base: CaseOutcome | undefined): number | un
   return top === undefined || bottom === undefined || bottom === 0 ? undefined : top / bottom;
 }
 
+/**
+ * The same ratio by the servers' CPU per request (the baseline's over the
+ * case's): what each request costs the server, whatever share of the two
+ * CPUs the load generator took from it during the run.
+ */
+function cpuRatio(outcome: CaseOutcome, base: CaseOutcome | undefined): number | undefined {
+  const own = outcome.cpuMicrosPerRequest;
+  const theirs = base?.cpuMicrosPerRequest;
+  return own === undefined || theirs === undefined || own === 0 ? undefined : theirs / own;
+}
+
 /** Whether an svc case reached one target, or cannot tell (a side was not measured). */
 function targetVerdict(
   outcome: CaseOutcome,
@@ -88,11 +104,11 @@ export function verdictOf(outcome: CaseOutcome, outcomes: readonly CaseOutcome[]
 /** The two tables the bench prints: raw numbers, then the svc ratios. */
 export function formatReport(outcomes: readonly CaseOutcome[]): string {
   const raw: string[][] = [
-    ["", "case", "req/s", "p50 ms", "p99 ms", "body B", "non-2xx", "errors"],
+    ["", "case", "req/s", "p50 ms", "p99 ms", "CPU us/req", "body B", "non-2xx", "errors"],
   ];
   for (const o of outcomes) {
     if (o.result === undefined) {
-      raw.push([o.id, o.label, "failed", "-", "-", "-", "-", "-"]);
+      raw.push([o.id, o.label, "failed", "-", "-", "-", "-", "-", "-"]);
       continue;
     }
     raw.push([
@@ -101,6 +117,7 @@ export function formatReport(outcomes: readonly CaseOutcome[]): string {
       formatInt(o.result.requestsPerSecond),
       formatMs(o.result.p50Ms),
       formatMs(o.result.p99Ms),
+      o.cpuMicrosPerRequest === undefined ? "-" : o.cpuMicrosPerRequest.toFixed(1),
       o.responseBytes === undefined ? "-" : formatInt(o.responseBytes),
       formatInt(o.result.non2xx),
       formatInt(o.result.errors),
@@ -108,7 +125,9 @@ export function formatReport(outcomes: readonly CaseOutcome[]): string {
   }
   const baselineA = outcomes.find((o) => o.id === "A");
   // One row per target; the case's id, label and ratio to A on its first.
-  const ratios: string[][] = [["", "svc case", "vs target", "target", "result", "vs A"]];
+  const ratios: string[][] = [
+    ["", "svc case", "vs target", "target", "result", "by CPU", "vs A", "A by CPU"],
+  ];
   for (const o of outcomes) {
     for (const [index, target] of (o.targets ?? []).entries()) {
       const vsTarget = ratio(
@@ -121,12 +140,19 @@ export function formatReport(outcomes: readonly CaseOutcome[]): string {
         vsTarget === undefined ? "-" : `${formatRatio(vsTarget)} of ${target.baseline}`,
         `>= ${target.ratio.toFixed(2)}x ${target.baseline}`,
         targetVerdict(o, target, outcomes),
+        formatRatio(
+          cpuRatio(
+            o,
+            outcomes.find((b) => b.id === target.baseline),
+          ),
+        ),
         index === 0 ? formatRatio(ratio(o, baselineA)) : "",
+        index === 0 ? formatRatio(cpuRatio(o, baselineA)) : "",
       ]);
     }
   }
-  const parts = [table(raw, new Set([2, 3, 4, 5, 6, 7]))];
-  if (ratios.length > 1) parts.push(table(ratios, new Set([2])));
+  const parts = [table(raw, new Set([2, 3, 4, 5, 6, 7, 8]))];
+  if (ratios.length > 1) parts.push(table(ratios, new Set([2, 5, 6, 7])));
   const failures = outcomes.filter((o) => o.result === undefined);
   if (failures.length > 0) {
     parts.push(
