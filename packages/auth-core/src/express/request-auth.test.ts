@@ -12,6 +12,8 @@ describe("adminTokenResolver", () => {
     expect(resolve(`${hexToken}0`, info)).toBeNull();
     expect(resolve(hexToken.slice(1), info)).toBeNull();
     expect(resolve("", info)).toBeNull();
+    // Same number of characters, more bytes: refused, not thrown.
+    expect(resolve(`${hexToken.slice(1)}é`, info)).toBeNull();
   });
 
   it("passes session, API-key and JWT shaped tokens on", () => {
