@@ -100,15 +100,25 @@ export interface AuthenticateOptions {
   };
 }
 
-function requestInfo(req: Request): RequestInfo {
-  return {
-    // Read on demand: `req.ip` parses forwarding headers, and most resolvers never ask.
-    get ip() {
-      return req.ip;
-    },
-    userAgent: req.headers["user-agent"],
-    cookie: req.headers.cookie,
-  };
+/**
+ * What resolvers see of the request, read on demand: `req.ip` parses
+ * forwarding headers, and most resolvers never ask. A class, not an object
+ * literal with getters, which V8 builds far more slowly.
+ */
+class LazyRequestInfo implements RequestInfo {
+  readonly #req: Request;
+  constructor(req: Request) {
+    this.#req = req;
+  }
+  get ip(): string | undefined {
+    return this.#req.ip;
+  }
+  get userAgent(): string | undefined {
+    return this.#req.headers["user-agent"];
+  }
+  get cookie(): string | undefined {
+    return this.#req.headers.cookie;
+  }
 }
 
 /**
@@ -148,7 +158,7 @@ export async function resolveRequestAuth(
       message: "The Authorization header must be `Bearer <token>`.",
     });
   }
-  const info = requestInfo(req);
+  const info = new LazyRequestInfo(req);
   for (const resolve of options.resolvers) {
     const caller = await resolve(token, info);
     if (caller !== null) {
