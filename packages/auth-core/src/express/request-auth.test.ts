@@ -1,6 +1,6 @@
 import { adminAuth } from "@svc/schema";
 import { describe, expect, it } from "vitest";
-import { adminTokenResolver, type RequestInfo } from "./request-auth.js";
+import { adminTokenResolver, apiKeyResolver, type RequestInfo } from "./request-auth.js";
 
 const info: RequestInfo = { ip: "127.0.0.1", userAgent: undefined, cookie: undefined };
 const hexToken = "ab".repeat(64);
@@ -29,5 +29,21 @@ describe("adminTokenResolver", () => {
       expect(resolve(token, info)).toBe(adminAuth);
       expect(resolve(`${token}x`, info)).toBeNull();
     }
+  });
+});
+
+describe("apiKeyResolver", () => {
+  it("asks the key store about pk. tokens only, and passes others on at once", async () => {
+    const asked: string[] = [];
+    const resolve = apiKeyResolver({
+      resolveApiKey: async (token) => {
+        asked.push(token);
+        return adminAuth;
+      },
+    });
+    expect(resolve("svc_abc", info)).toBeNull();
+    expect(resolve("eyJh.eyJz.c2ln", info)).toBeNull();
+    await expect(resolve("pk.abc.def", info)).resolves.toBe(adminAuth);
+    expect(asked).toEqual(["pk.abc.def"]);
   });
 });
