@@ -1,4 +1,3 @@
-import { AsyncResource } from "node:async_hooks";
 // The module's own binding: fake timers in a test replace the global one,
 // and a group must still run.
 import { setImmediate } from "node:timers";
@@ -29,6 +28,7 @@ export interface GroupCommitOptions {
 }
 
 interface Member {
+  /** Hands the member the connection; settles when its work has. */
   readonly work: GroupWork<unknown>;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
@@ -56,8 +56,9 @@ const DEFAULT_MAX_MEMBERS = 64;
  * Each group takes the connection through kysely (`db.connection()`) and
  * gives it back afterwards, so other users of the same kysely instance
  * (migrations, framework packages' own transactions) wait at most one
- * group. Members run in the async context of their caller
- * (`AsyncResource.bind`), so `AsyncLocalStorage` stores keep working.
+ * group. Each member's work runs as a continuation of its caller's own
+ * promise chain, so it keeps the caller's async context
+ * (`AsyncLocalStorage` stores work as without grouping).
  */
 export function createGroupCommit(
   db: Kysely<EntityTables>,
@@ -186,8 +187,18 @@ export function createGroupCommit(
   return {
     run<T>(work: GroupWork<T>): Promise<T> {
       return new Promise<T>((resolve, reject) => {
+        let giveTurn: (connection: Kysely<EntityTables>) => void = () => undefined;
+        const turn = new Promise<Kysely<EntityTables>>((resolveTurn) => {
+          giveTurn = resolveTurn;
+        });
+        // A reaction registered here runs in the caller's async context,
+        // whoever resolves `turn` (cheaper than binding the function).
+        const done = turn.then(work);
         queue.push({
-          work: AsyncResource.bind(work),
+          work: (connection) => {
+            giveTurn(connection);
+            return done;
+          },
           resolve: resolve as (value: unknown) => void,
           reject,
         });
