@@ -290,6 +290,25 @@ const ENDPOINTS: readonly FuzzEndpoint[] = [
     breakOneOf: [],
   },
   {
+    path: "/api/auth/password/reset/send",
+    caller: "anonymous",
+    template: { email: anEmail, captchaToken: randomString },
+    breakOneOf: ["email"],
+  },
+  {
+    path: "/api/auth/password/reset",
+    caller: "anonymous",
+    template: { email: anEmail, code: aCode, password: aPassword },
+    breakOneOf: [],
+  },
+  {
+    // The current password is never the user's, so no change can succeed.
+    path: "/api/auth/password/change",
+    caller: "user",
+    template: { currentPassword: () => "not the fuzz user's password", newPassword: aPassword },
+    breakOneOf: [],
+  },
+  {
     path: "/api/auth/phone/send-code",
     caller: "anonymous",
     template: { phone: aPhone, captchaToken: randomString },

@@ -22,6 +22,8 @@ export const auditKinds = [
   "AccountDelete",
   "AccountLink",
   "AccountClaim",
+  "PasswordReset",
+  "PasswordChange",
 ] as const;
 
 /** See `auditKinds`. */

@@ -125,6 +125,7 @@ export type SignInMethod =
   | "magic-code"
   | "magic-link"
   | "password"
+  | "password-reset"
   | "sign-up"
   | "phone-code"
   | "oauth";

@@ -8,6 +8,7 @@ import type { AccountDeleted } from "./flows/account-deletion.js";
 import type { ExternalIdentity } from "./flows/external-identity.js";
 import type { CodeSent } from "./flows/magic-code.js";
 import type { LinkTargets } from "./flows/magic-link.js";
+import type { PasswordChanged } from "./flows/password-change.js";
 import type { UserExport } from "./flows/user-export.js";
 import type { MintedJWT } from "./jwt/jwt-service.js";
 import type { CaptchaVerifier, DevInbox } from "./outbound.js";
@@ -79,6 +80,31 @@ export interface Auth {
     body: { email?: unknown; password?: unknown },
     client: ClientInfo,
   ): Promise<SignInResult>;
+  /**
+   * `POST /api/auth/password/reset/send`: emails a reset code when the
+   * address has a password account; answers alike for every address.
+   */
+  sendPasswordReset(
+    body: { email?: unknown },
+    options: { exposeDevCode: boolean },
+  ): Promise<CodeSent>;
+  /**
+   * `POST /api/auth/password/reset`: spends the reset code, sets the new
+   * password, revokes every session of the user and signs in.
+   */
+  resetPassword(
+    body: { email?: unknown; code?: unknown; password?: unknown },
+    client: ClientInfo,
+  ): Promise<SignInResult>;
+  /**
+   * `POST /api/auth/password/change` (real session only): checks the
+   * current password, sets the new one and revokes the user's other sessions.
+   */
+  changePassword(
+    auth: AuthContext,
+    body: { currentPassword?: unknown; newPassword?: unknown },
+    ip?: string,
+  ): Promise<PasswordChanged>;
   sendPhoneCode(
     body: { phone?: unknown },
     options: { exposeDevCode: boolean },

@@ -3,7 +3,7 @@ import { digestsEqual, newRowId } from "./secrets.js";
 import type { AuthTables, CodesTable } from "./tables.js";
 
 /** What a one-time secret is for; one outstanding secret per purpose and subject. */
-export type CodePurpose = "magic" | "verify" | "phone" | "link";
+export type CodePurpose = "magic" | "verify" | "phone" | "link" | "reset";
 
 /** The spec's shared limits for magic and email codes. */
 export const CODE_TTL_MS = 10 * 60 * 1000;

@@ -13,6 +13,8 @@ import { signInWithIdentity } from "./flows/external-identity.js";
 import { sendMagicCode, verifyMagicCode } from "./flows/magic-code.js";
 import { sendMagicLink, verifyMagicLink } from "./flows/magic-link.js";
 import { loginPassword, registerPassword } from "./flows/password.js";
+import { changePassword } from "./flows/password-change.js";
+import { resetPassword, sendPasswordReset } from "./flows/password-reset.js";
 import { sendPhoneCode, verifyPhoneCode } from "./flows/phone-code.js";
 import { exportUser } from "./flows/user-export.js";
 import { createJWTService } from "./jwt/jwt-service.js";
@@ -241,6 +243,9 @@ export function createAuth(options: AuthOptions): Auth {
     verifyMagicLink: (body, client) => verifyMagicLink(runtime, body, client),
     registerPassword: (body, client) => registerPassword(runtime, body, client),
     loginPassword: (body, client) => loginPassword(runtime, body, client),
+    sendPasswordReset: (body, sendOptions) => sendPasswordReset(runtime, body, sendOptions),
+    resetPassword: (body, client) => resetPassword(runtime, body, client),
+    changePassword: (auth, body, ip) => changePassword(runtime, auth, body, ip),
     sendPhoneCode: (body, sendOptions) => sendPhoneCode(runtime, body, sendOptions),
     verifyPhoneCode: (body, client) => verifyPhoneCode(runtime, body, client),
     sendVerification: (auth, sendOptions) => sendVerification(runtime, auth, sendOptions),

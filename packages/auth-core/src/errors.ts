@@ -19,6 +19,10 @@ export const authErrorCodes = {
     message: "The password must be between 10 and 256 characters long.",
   },
   INVALID_CREDENTIALS: { status: 401, message: "The email or password is wrong." },
+  PASSWORD_NOT_SET: {
+    status: 400,
+    message: "This account has no password to change; it signs in by code, link or provider.",
+  },
   EMAIL_IN_USE: { status: 409, message: "An account with this email address already exists." },
   ACCOUNT_NOT_LINKED: {
     status: 409,

@@ -26,6 +26,7 @@ export {
 } from "./flows/external-identity.js";
 export type { CodeSent } from "./flows/magic-code.js";
 export type { LinkTargets } from "./flows/magic-link.js";
+export type { PasswordChanged } from "./flows/password-change.js";
 export { resolveRedirect } from "./flows/redirect-target.js";
 export type { UserExport } from "./flows/user-export.js";
 export {
@@ -70,6 +71,7 @@ export {
   parseCaptchaConfig,
   parseEmailConfig,
   parseSmsConfig,
+  passwordResetEmail,
   type SmsMessage,
   type SmsTransport,
   verificationEmail,

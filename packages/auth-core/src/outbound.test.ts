@@ -23,6 +23,7 @@ describe("outbound barrel", () => {
       "parseCaptchaConfig",
       "parseEmailConfig",
       "parseSmsConfig",
+      "passwordResetEmail",
       "verificationEmail",
     ]);
   });

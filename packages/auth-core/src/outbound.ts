@@ -32,6 +32,7 @@ export {
   type MagicCodeEmailOptions,
   magicCodeEmail,
   magicLinkEmail,
+  passwordResetEmail,
   verificationEmail,
 } from "./email/email-templates.js";
 export {

@@ -332,6 +332,15 @@ const cases: readonly ErrorCase[] = [
     code: "SMS_NOT_CONFIGURED",
     run: (f) => f.auth.sendPhoneCode({ phone: "+14155550100" }, noDevCode),
   },
+  {
+    name: "password change on an account without a password",
+    code: "PASSWORD_NOT_SET",
+    run: async (f) =>
+      f.auth.changePassword((await f.signIn("a@example.com")).context, {
+        currentPassword: PASSWORD,
+        newPassword: `${PASSWORD}!`,
+      }),
+  },
   // Limits and delivery.
   {
     name: "a second magic send within a minute",
@@ -380,6 +389,11 @@ const cases: readonly ErrorCase[] = [
     {
       what: "account deletion",
       run: (f: AuthFixture, auth: AuthContext) => f.auth.deleteAccount(auth),
+    },
+    {
+      what: "password change",
+      run: (f: AuthFixture, auth: AuthContext) =>
+        f.auth.changePassword(auth, { currentPassword: PASSWORD, newPassword: `${PASSWORD}!` }),
     },
   ].flatMap(({ what, run }): ErrorCase[] => [
     {

@@ -15,6 +15,7 @@ import type {
   Me,
   MintedJWT,
   OAuthProviderInfo,
+  PasswordChanged,
   SecondFactorRequired,
   SecondFactorSignIn,
   SessionInfo,
@@ -69,6 +70,22 @@ export interface AuthClient {
   register(email: string, password: string, options?: { captchaToken?: string }): Promise<SignIn>;
   /** `POST /api/auth/password/login`: a session, or the second-factor challenge. */
   login(email: string, password: string): Promise<SignInResult>;
+  /**
+   * `POST /api/auth/password/reset/send`: emails a reset code when the
+   * address has a password account; the answer is the same either way.
+   */
+  sendPasswordReset(email: string, options?: { captchaToken?: string }): Promise<CodeSent>;
+  /**
+   * `POST /api/auth/password/reset`: sets `password` with the emailed code;
+   * every earlier session ends, and the answer (a session, stored, or the
+   * second-factor challenge) is a login's.
+   */
+  resetPassword(email: string, code: string, password: string): Promise<SignInResult>;
+  /**
+   * `POST /api/auth/password/change` (real session only): the user's other
+   * sessions end, this one stays.
+   */
+  changePassword(currentPassword: string, newPassword: string): Promise<PasswordChanged>;
   /** `POST /api/auth/totp/verify`: finishes a challenged sign-in and stores the session. */
   verifySecondFactor(
     challenge: string,
@@ -162,6 +179,12 @@ export function createAuthClient(transport: Transport, tokens: TokenState): Auth
       ),
     login: async (email, password) =>
       keep(await post<SignInResult>("/api/auth/password/login", { email, password })),
+    sendPasswordReset: (email, options) =>
+      post("/api/auth/password/reset/send", withCaptcha({ email }, options)),
+    resetPassword: async (email, code, password) =>
+      keep(await post<SignInResult>("/api/auth/password/reset", { email, code, password })),
+    changePassword: (currentPassword, newPassword) =>
+      post("/api/auth/password/change", { currentPassword, newPassword }),
     verifySecondFactor: async (challenge, code, options) =>
       keep(
         await post<SecondFactorSignIn>("/api/auth/totp/verify", {

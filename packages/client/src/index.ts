@@ -98,6 +98,7 @@ export type {
   MintedJWT,
   NewApiKey,
   OAuthProviderInfo,
+  PasswordChanged,
   Register,
   RegisteredApi,
   SecondFactorRequired,

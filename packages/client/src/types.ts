@@ -172,6 +172,13 @@ export interface MintedJWT {
   readonly expires_at: number;
 }
 
+/** `POST /api/auth/password/change`. */
+export interface PasswordChanged {
+  readonly changed: true;
+  /** How many other sessions of the user were revoked. */
+  readonly revoked_sessions: number;
+}
+
 /** `DELETE /api/auth/account`. */
 export interface AccountDeleted {
   readonly deleted: true;

@@ -88,6 +88,37 @@ describe("auth against the real server", () => {
     await expect(second.auth.login(email, "wrong password!!")).rejects.toBeInstanceOf(SvcError);
   });
 
+  it("password reset and change: the reset signs in and ends old sessions, change keeps this one", async () => {
+    const email = nextEmail();
+    const old = clientOf(server);
+    await old.auth.register(email, "correct horse battery");
+    const client = clientOf(server);
+    const sent = await client.auth.sendPasswordReset(email);
+    expect(sent).toMatchObject({ sent: true, email, dev_code: expect.stringMatching(/^\d{6}$/) });
+    const unknown = await client.auth.sendPasswordReset(nextEmail());
+    expect(unknown).not.toHaveProperty("dev_code");
+    const reset = await client.auth.resetPassword(
+      email,
+      sent.dev_code ?? "",
+      "a brand new passphrase",
+    );
+    expect(isSecondFactorRequired(reset)).toBe(false);
+    expect(await client.token()).toBe("token" in reset ? reset.token : null);
+    await expect(old.auth.me()).rejects.toMatchObject({ code: "INVALID_TOKEN", status: 401 });
+
+    const other = clientOf(server);
+    await other.auth.login(email, "a brand new passphrase");
+    await expect(
+      client.auth.changePassword("not the password", "yet another passphrase"),
+    ).rejects.toMatchObject({ code: "INVALID_CREDENTIALS", status: 400 });
+    expect(
+      await client.auth.changePassword("a brand new passphrase", "yet another passphrase"),
+    ).toEqual({ changed: true, revoked_sessions: 1 });
+    expect((await client.auth.me()).user?.email).toBe(email);
+    await expect(other.auth.me()).rejects.toMatchObject({ code: "INVALID_TOKEN", status: 401 });
+    expect("token" in (await other.auth.login(email, "yet another passphrase"))).toBe(true);
+  });
+
   it("email verification: send answers dev_code, verify stamps emailVerified", async () => {
     const client = clientOf(server);
     await client.auth.register(nextEmail(), "correct horse battery");

@@ -1,10 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { magicCodeEmail, magicLinkEmail, verificationEmail } from "./email-templates.js";
+import {
+  magicCodeEmail,
+  magicLinkEmail,
+  passwordResetEmail,
+  verificationEmail,
+} from "./email-templates.js";
 
 describe("email templates", () => {
   it.each([
     ["magicCodeEmail", magicCodeEmail("042917"), "Your sign-in code", "042917"],
     ["verificationEmail", verificationEmail("042917"), "Verify your email address", "042917"],
+    ["passwordResetEmail", passwordResetEmail("042917"), "Reset your password", "042917"],
     [
       "magicLinkEmail",
       magicLinkEmail("https://app.example.com/auth/link?token=abc_DEF-123"),
@@ -36,6 +42,7 @@ describe("email templates", () => {
     for (const content of [
       magicCodeEmail("1"),
       verificationEmail("1"),
+      passwordResetEmail("1"),
       magicLinkEmail("https://a.b/"),
     ]) {
       expect(content.body).not.toMatch(/<[a-z]/i);

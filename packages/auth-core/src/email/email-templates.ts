@@ -72,3 +72,24 @@ export function magicLinkEmail(url: string | URL): EmailContent {
     ),
   };
 }
+
+/**
+ * The password-reset email, carrying the code that `POST
+ * /api/auth/password/reset` exchanges for a new password.
+ *
+ * @example
+ * passwordResetEmail("123456").subject; // "Reset your password"
+ */
+export function passwordResetEmail(code: string): EmailContent {
+  return {
+    subject: "Reset your password",
+    body: [
+      `Your password reset code is ${code}`,
+      "",
+      `Enter it with your new password to reset it. ${EXPIRY_NOTICE} Resetting signs out every device signed in to your account.`,
+      "",
+      "If you did not ask for this, you can ignore this email: your password stays as it is.",
+      "",
+    ].join("\n"),
+  };
+}

@@ -3,6 +3,7 @@ import { ipKeyGenerator, rateLimit } from "express-rate-limit";
 import type { AuthDatabase } from "../auth-database.js";
 import { rateLimited } from "../errors.js";
 import { DatabaseRateLimitStore } from "./rate-limit-store.js";
+import { getAuth } from "./request-auth.js";
 
 /** One limit: at most `limit` requests per `windowMs`. */
 export interface LimitRule {
@@ -15,7 +16,11 @@ export interface RateLimitOptions {
   readonly database: AuthDatabase;
   /** Per client address, over every sign-in endpoint. Default 60 per minute. */
   readonly perIp?: LimitRule;
-  /** Per email or phone number, on the endpoints that check a secret. Default 20 per 15 minutes. */
+  /**
+   * Per email or phone number, on the endpoints that check a secret; the
+   * same rule counts per signed-in user where the secret is checked for
+   * the caller (`password/change`). Default 20 per 15 minutes.
+   */
   readonly perAccount?: LimitRule;
   readonly now?: () => number;
 }
@@ -55,12 +60,23 @@ function limiter(
   });
 }
 
-/** The two sign-in limiters: per client address, and per account named in the body. */
+/**
+ * The sign-in limiters: per client address, per account named in the body,
+ * and per signed-in user (the caller `authenticate` resolved; it must run
+ * first), which shares the per-account rule under its own counters.
+ */
 export function createRateLimits(options: RateLimitOptions): {
   perIp: RequestHandler;
   perAccount: RequestHandler;
+  perUser: RequestHandler;
 } {
   return {
+    perUser: limiter(
+      options.perAccount ?? DEFAULT_PER_ACCOUNT,
+      options,
+      "user:",
+      (req) => getAuth(req).userId ?? undefined,
+    ),
     perIp: limiter(options.perIp ?? DEFAULT_PER_IP, options, "ip:", (req) =>
       ipKeyGenerator(req.ip ?? "unknown"),
     ),

@@ -58,7 +58,7 @@ export function createAuthRouter(auth: Auth, options: AuthRouterOptions): Router
   const body = authJsonBody(options.bodyLimitBytes ?? 64 * 1024);
   const limits =
     options.rateLimit === false
-      ? { perIp: passThrough, perAccount: passThrough }
+      ? { perIp: passThrough, perAccount: passThrough, perUser: passThrough }
       : createRateLimits({ database: auth.database, ...options.rateLimit });
   const captcha: RequestHandler = (req, _res, next) => {
     if (auth.captcha === undefined) {
@@ -172,6 +172,28 @@ export function createAuthRouter(auth: Auth, options: AuthRouterOptions): Router
       signedIn(res, await auth.loginPassword(bodyOf(req), clientOf(req)));
     },
   );
+  router.post(
+    "/api/auth/password/reset/send",
+    body,
+    captcha,
+    limits.perIp,
+    limits.perAccount,
+    async (req, res) => {
+      res.json(await auth.sendPasswordReset(bodyOf(req), { exposeDevCode: devCode(req) }));
+    },
+  );
+  router.post(
+    "/api/auth/password/reset",
+    body,
+    limits.perIp,
+    limits.perAccount,
+    async (req, res) => {
+      signedIn(res, await auth.resetPassword(bodyOf(req), clientOf(req)));
+    },
+  );
+  router.post("/api/auth/password/change", body, limits.perIp, limits.perUser, async (req, res) => {
+    res.json(await auth.changePassword(getAuth(req), bodyOf(req), req.ip));
+  });
   router.post(
     "/api/auth/phone/send-code",
     body,

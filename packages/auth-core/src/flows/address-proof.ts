@@ -11,14 +11,16 @@ import { isoSeconds } from "../user-entity.js";
 // email matches, that sign-in finds the same `User` by email. Without this
 // module the owner would share the account with whoever registered it.
 //
-// So when a sign-in proves the address of an account that is not verified
+// So when a sign-in (or a password reset) proves the address of an account that is not verified
 // yet and has a password, every credential made before the proof is
 // treated as the registrant's, not the owner's, and removed in the
 // transaction that stamps `emailVerified` (Supabase Auth likewise drops a
 // user's unconfirmed identities when a verified one links to it):
 //
-// - the password hash (the owner signs in by code, link or provider; there
-//   is no password reset route yet, and `register` refuses a taken address);
+// - the password hash (the owner signs in by code, link or provider, or sets
+//   a new password with the reset code, flows/password-reset.ts, which
+//   claims the account here before it stores that password; `register`
+//   refuses a taken address);
 // - every session of the user (the owner's new one is made after the
 //   commit) and every API key, which the registrant's sessions could mint;
 // - the TOTP secret, backup codes, open challenges and trusted devices:
@@ -39,7 +41,7 @@ import { isoSeconds } from "../user-entity.js";
 
 /** How a sign-in proved the address: the audit event's `method` (and `provider`). */
 export interface AddressProof {
-  readonly method: Extract<SignInMethod, "magic-code" | "magic-link" | "oauth">;
+  readonly method: Extract<SignInMethod, "magic-code" | "magic-link" | "oauth" | "password-reset">;
   /** The OAuth provider's id. */
   readonly provider?: string;
   /** The client's address, for the audit event. */

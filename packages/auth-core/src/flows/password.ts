@@ -17,7 +17,11 @@ import {
 } from "../password-hash.js";
 import type { ClientInfo } from "../session-store.js";
 
-function readPassword(value: unknown): string {
+/**
+ * A new password from a request body, by the registration rules: 10 to 256
+ * code points, else `MISSING_PASSWORD` / `INVALID_PASSWORD`.
+ */
+export function readPassword(value: unknown): string {
   if (value === undefined || value === null || value === "")
     throw new AuthError("MISSING_PASSWORD");
   if (typeof value !== "string") throw new AuthError("INVALID_PASSWORD");
