@@ -16,7 +16,8 @@ export interface PasswordChanged {
 
 // The session is fine when only the current password is wrong: 400, not a
 // 401 a client could read as "signed out" (as on `email/verify`).
-const wrongPassword = (): AuthError => new AuthError("INVALID_CREDENTIALS", { status: 400 });
+const wrongPassword = (): AuthError =>
+  new AuthError("INVALID_CREDENTIALS", { status: 400, message: "The current password is wrong." });
 
 /**
  * `POST /api/auth/password/change` `{currentPassword, newPassword}` (real
