@@ -21,7 +21,8 @@ export const authErrorCodes = {
   INVALID_CREDENTIALS: { status: 401, message: "The email or password is wrong." },
   PASSWORD_NOT_SET: {
     status: 400,
-    message: "This account has no password to change; it signs in by code, link or provider.",
+    message:
+      "This account has no password to change; set a first one with a password reset (an emailed code).",
   },
   EMAIL_IN_USE: { status: 409, message: "An account with this email address already exists." },
   ACCOUNT_NOT_LINKED: {

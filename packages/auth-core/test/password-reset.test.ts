@@ -81,7 +81,7 @@ describe.each(databases)("password reset on $name", (database) => {
     expect(message?.body.split("\n")[0]).toMatch(/^Your password reset code is \d{6}$/);
   });
 
-  it("answers an unknown address and an account without a password exactly alike, sending nothing", async () => {
+  it("answers an unknown address and a real account exactly alike, emailing only the account", async () => {
     const f = fixture();
     await f.registerVerified(EMAIL, OLD);
     await f.signIn("magic@example.com");
@@ -92,7 +92,8 @@ describe.each(databases)("password reset on $name", (database) => {
     expect(unknown).toEqual({ ...known, email: "nobody@example.com" });
     expect(noPassword).toEqual({ ...known, email: "magic@example.com" });
     const fresh = f.inbox.messages().slice(0, f.inbox.messages().length - before);
-    expect(fresh.map((message) => message.to)).toEqual([EMAIL]);
+    // An account without a password gets a code too: that is how it sets a first one.
+    expect(fresh.map((message) => message.to).sort()).toEqual([EMAIL, "magic@example.com"]);
   });
 
   it("takes the cooldown for every address, so a resend's 429 tells nothing either", async () => {
@@ -186,7 +187,7 @@ describe.each(databases)("password reset on $name", (database) => {
     expect(await events(f, first.userId, "PasswordReset")).toEqual([
       expect.objectContaining({
         at: new Date(f.clock.now()).toISOString(),
-        data: { sessions: 2, claimed: false },
+        data: { sessions: 2, claimed: false, first_password: false },
         ip: CLIENT.ip,
       }),
     ]);
@@ -233,7 +234,7 @@ describe.each(databases)("password reset on $name", (database) => {
       }),
     ]);
     expect(await events(f, owner.user_id, "PasswordReset")).toEqual([
-      expect.objectContaining({ data: { sessions: 1, claimed: true } }),
+      expect.objectContaining({ data: { sessions: 1, claimed: true, first_password: false } }),
     ]);
   });
 
@@ -298,16 +299,31 @@ describe.each(databases)("password reset on $name", (database) => {
     expect(await snapshot(f, user.userId)).toEqual(before);
   });
 
-  it("an unknown address or an account without a password is INVALID_CODE, like a wrong code", async () => {
+  it("an unknown address is INVALID_CODE, like a wrong code", async () => {
     const f = fixture();
-    await f.signIn("magic@example.com");
-    for (const email of ["nobody@example.com", "magic@example.com"]) {
-      await f.auth.sendPasswordReset({ email }, noDevCode);
-      await expectAuthError(
-        f.auth.resetPassword({ email, code: "123456", password: NEW }, CLIENT),
-        "INVALID_CODE",
-      );
-    }
+    await f.auth.sendPasswordReset({ email: "nobody@example.com" }, noDevCode);
+    await expectAuthError(
+      f.auth.resetPassword({ email: "nobody@example.com", code: "123456", password: NEW }, CLIENT),
+      "INVALID_CODE",
+    );
+  });
+
+  it("gives an account made by magic code its first password, ending its sessions", async () => {
+    const f = fixture();
+    const magic = "magic@example.com";
+    const signedIn = await f.signIn(magic);
+    const userId = (await contextOf(f, signedIn.token)).userId ?? "";
+    expect(await storedHash(f, userId)).toBeUndefined();
+    const code = await resetCode(f, magic);
+    const fresh = sessionOf(
+      await f.auth.resetPassword({ email: magic, code, password: NEW }, CLIENT),
+    );
+    expect(await storedHash(f, userId)).toBeDefined();
+    expect(await f.auth.resolveSession(signedIn.token)).toBeNull();
+    expect((await contextOf(f, fresh.token)).userId).toBe(userId);
+    sessionOf(await f.auth.loginPassword({ email: magic, password: NEW }, CLIENT));
+    const [event] = await events(f, userId, "PasswordReset");
+    expect(event?.data).toMatchObject({ claimed: false, first_password: true });
   });
 
   it.each([

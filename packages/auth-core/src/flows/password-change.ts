@@ -27,7 +27,8 @@ const wrongPassword = (): AuthError =>
  * of the user (this one stays) and writes a `PasswordChange` audit event.
  * API keys, the second factor and trusted devices stay. An account without
  * a password (code, link or provider sign-in only) is `400
- * PASSWORD_NOT_SET`: a session alone never adds a password.
+ * PASSWORD_NOT_SET`: a session alone never adds a password (a stolen one
+ * could plant it); a password reset by emailed code sets the first one.
  */
 export async function changePassword(
   runtime: AuthRuntime,

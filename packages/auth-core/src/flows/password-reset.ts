@@ -25,10 +25,12 @@ import { readPassword } from "./password.js";
 // account exists, so it answers every well-formed address alike:
 //
 // - a code is issued (and the 60-second cooldown taken) for every address,
-//   but emailed only when a `User` with that address has a password. The
-//   code issued for any other address is never sent anywhere, so nobody
-//   knows it; a second send within the minute is `429 RATE_LIMITED` for
-//   every address, not only for real accounts.
+//   but emailed only when a `User` has that address (with a password or
+//   without one: a reset is also how an account made by code, link or
+//   provider gets its first password, the address being proven by the
+//   code). The code issued for any other address is never sent anywhere,
+//   so nobody knows it; a second send within the minute is `429
+//   RATE_LIMITED` for every address, not only for real accounts.
 // - `dev_code` is added only when a code was really emailed (dev mode and a
 //   loopback caller only, like the magic code).
 // - With no email transport at all the send fails for every address.
@@ -37,21 +39,14 @@ import { readPassword } from "./password.js";
 // address that gets an email takes that much longer) and a failing
 // provider (`500 EMAIL_SEND_FAILED` only where something was to be sent).
 
-/** Whether `email` names a `User` that has a password (the only accounts a reset code is emailed to). */
-async function hasPassword(runtime: AuthRuntime, email: string): Promise<boolean> {
-  const user = await runtime.users.findByField("email", email);
-  if (user === null) return false;
-  const row = await accountTablesOf(runtime)
-    .selectFrom("svc_passwords")
-    .select("user_id")
-    .where("user_id", "=", user.id)
-    .executeTakeFirst();
-  return row !== undefined;
+/** Whether `email` names a `User` (the only accounts a reset code is emailed to). */
+async function hasAccount(runtime: AuthRuntime, email: string): Promise<boolean> {
+  return (await runtime.users.findByField("email", email)) !== null;
 }
 
 /**
  * `POST /api/auth/password/reset/send`: emails a 6-digit reset code when
- * the address has a password account, and answers `{sent: true, email}`
+ * a user has the address, and answers `{sent: true, email}`
  * whether or not it has (see the top of this file). Same lifetime,
  * cooldown and attempt cap as a magic code.
  */
@@ -67,7 +62,7 @@ export async function sendPasswordReset(
       cause: new Error("no email transport is configured (SVC_EMAIL_PROVIDER)"),
     });
   }
-  const eligible = await hasPassword(runtime, email);
+  const eligible = await hasAccount(runtime, email);
   const code = newSixDigitCode();
   await issueAndDeliver(runtime, {
     purpose: "reset",
@@ -99,12 +94,13 @@ type ResetOutcome =
  * code, removes the credentials made before (the old password, sessions,
  * API keys, second factor, `User.phone`; an `AccountClaim` event) before
  * the new password is stored. A verified account keeps its API keys,
- * second factor and trusted devices.
+ * second factor and trusted devices. An account without a password gets
+ * its first one this way.
  *
  * The new password is checked (`MISSING_PASSWORD`, `INVALID_PASSWORD`)
  * before the code, so a rejected password spends no attempt. A wrong,
- * expired or used code, an address without an account and an account
- * without a password all answer `401 INVALID_CODE`; five wrong codes burn
+ * expired or used code and an address without an account all answer
+ * `401 INVALID_CODE`; five wrong codes burn
  * it (`429 RATE_LIMITED`).
  */
 export async function resetPassword(
@@ -131,7 +127,7 @@ export async function resetPassword(
       });
       if (checked.outcome !== "accepted") return checked;
       const user = (await tx.entities.query("User", { where: { email }, limit: 1 })).rows[0];
-      // The account went away, or lost its password, since the code was sent.
+      // No account has the address (or it went away since the code was sent).
       if (user === undefined) return { outcome: "invalid" };
       const accounts = accountTablesOf(runtime, tx.db);
       const select = accounts
@@ -142,33 +138,35 @@ export async function resetPassword(
         ? select.forUpdate()
         : select
       ).executeTakeFirst();
-      if (stored === undefined) return { outcome: "invalid" };
       const now = runtime.now();
       const claimed = await proveAddressIn(runtime, tx, user.id, {
         method: "password-reset",
         ip: client.ip,
       });
       let sessions: number;
-      if (claimed === null) {
+      if (claimed === null && stored !== undefined) {
         await accounts
           .updateTable("svc_passwords")
           .set({ hash, updated_at: now })
           .where("user_id", "=", user.id)
           .execute();
-        sessions = await deleteUserSessions(tablesOf(runtime, tx.db), user.id);
       } else {
-        // The claim removed the old password with the rest.
+        // A first password, or the claim removed the old one with the rest.
         await accounts
           .insertInto("svc_passwords")
           .values({ user_id: user.id, hash, updated_at: now })
           .execute();
+      }
+      if (claimed === null) {
+        sessions = await deleteUserSessions(tablesOf(runtime, tx.db), user.id);
+      } else {
         sessions = claimed.sessions;
       }
       await recordAudit(accounts, {
         userId: user.id,
         kind: "PasswordReset",
         at: now,
-        data: { sessions, claimed: claimed !== null },
+        data: { sessions, claimed: claimed !== null, first_password: stored === undefined },
         ip: client.ip,
       });
       return { outcome: "reset", userId: user.id };
