@@ -132,6 +132,12 @@ export interface ServerConfig {
    * `SVC_AUTH_EMAIL_*` overrides, which are for auth flows only).
    */
   readonly email: EmailSettings;
+  /**
+   * Settings that are valid but probably not what the operator meant, one
+   * line each naming the variable (an OAuth provider with only one of its
+   * client id and secret, left out). Auth-core's own are in `auth.warnings`.
+   */
+  readonly warnings: readonly string[];
 }
 
 function parseTrustProxy(value: string | undefined): boolean | number | string {
@@ -174,6 +180,7 @@ export function parseConfig(env: Readonly<Record<string, string | undefined>>): 
       throw new ConfigError("SVC_CORS_ORIGIN", "`*` is allowed only in dev mode");
     }
   }
+  const warnings: string[] = [];
   return {
     port: vars.SVC_PORT,
     host: vars.SVC_HOST,
@@ -194,9 +201,13 @@ export function parseConfig(env: Readonly<Record<string, string | undefined>>): 
     },
     trustProxy: parseTrustProxy(vars.SVC_TRUST_PROXY),
     auth: parseAuthConfig(env, { devMode: vars.SVC_DEV_MODE, publicURL: vars.SVC_PUBLIC_URL }),
-    oauth: parseOAuthConfig(env, { publicURL: oauthBaseURL(vars) }),
+    oauth: parseOAuthConfig(env, {
+      publicURL: oauthBaseURL(vars),
+      onWarning: (message) => warnings.push(message),
+    }),
     billing: parseBillingConfig(env),
     files: parseFilesConfig(env),
     email: parseAppEmailConfig(env, { devMode: vars.SVC_DEV_MODE }),
+    warnings,
   };
 }

@@ -447,6 +447,7 @@ export async function startServer(
       adminToken,
       adminTokenFile,
       warnings: [
+        ...config.warnings,
         ...config.auth.warnings,
         ...(config.databaseURL === undefined && config.auth.sessionDbPath === undefined
           ? [

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, parseConfig } from "../src/config.js";
+import { startTestServer } from "./fixtures.js";
 
 const token = "f".repeat(128);
 
@@ -103,5 +104,49 @@ describe("parseConfig", () => {
       SVC_CORS_ORIGIN: "https://a.example, https://b.example",
     });
     expect(config.corsOrigins).toEqual(["https://a.example", "https://b.example"]);
+  });
+
+  // Regression: SVC_OAUTH_GITHUB_CLIENT_ID without its secret stopped the
+  // boot; the spec says such a provider "is disabled and not listed by
+  // /api/auth/providers".
+  it.each([
+    ["SVC_OAUTH_GITHUB_CLIENT_SECRET", { SVC_OAUTH_GITHUB_CLIENT_ID: "Iv1.abc" }],
+    ["SVC_OAUTH_GITHUB_CLIENT_ID", { SVC_OAUTH_GITHUB_CLIENT_SECRET: "shh" }],
+  ])("leaves out a provider whose %s is unset, with one warning naming it", (variable, env) => {
+    const config = parseConfig({
+      SVC_ADMIN_TOKEN: token,
+      SVC_PUBLIC_URL: "https://a.example",
+      ...env,
+    });
+    expect(config.oauth).toEqual([]);
+    expect(config.warnings).toHaveLength(1);
+    expect(config.warnings[0]).toMatch(new RegExp(`^${variable} is unset`));
+    expect(config.warnings[0]).not.toContain("\n");
+    expect(config.warnings[0]).not.toContain("Iv1.abc");
+    expect(config.warnings[0]).not.toContain("shh");
+  });
+});
+
+describe("a half-configured OAuth provider", () => {
+  it("boots without it, lists only the complete ones and warns once naming the variable", async () => {
+    await using server = await startTestServer({
+      SVC_DB_PATH: ":memory:",
+      SVC_SESSION_DB: ":memory:",
+      SVC_PUBLIC_URL: "https://a.example",
+      SVC_OAUTH_GITHUB_CLIENT_ID: "Iv1.abc",
+      SVC_OAUTH_GITLAB_CLIENT_ID: "gl",
+      SVC_OAUTH_GITLAB_CLIENT_SECRET: "gl-secret",
+    });
+    const response = await fetch(`${server.url}/api/auth/providers`);
+    expect(response.status).toBe(200);
+    const listed = JSON.stringify(await response.json());
+    expect(listed).toContain("gitlab");
+    expect(listed).not.toContain("github");
+    const oauthWarnings = server.warnings.filter((line) => line.includes("SVC_OAUTH_"));
+    expect(oauthWarnings).toEqual([
+      expect.stringMatching(
+        /^SVC_OAUTH_GITHUB_CLIENT_SECRET is unset while SVC_OAUTH_GITHUB_CLIENT_ID is set/,
+      ),
+    ]);
   });
 });

@@ -35,7 +35,6 @@ describe("the svc-server process", () => {
     ["SVC_EMAIL_PROVIDER", { SVC_EMAIL_PROVIDER: "carrier-pigeon" }],
     ["SVC_EMAIL_FROM", { SVC_EMAIL_PROVIDER: "resend", SVC_EMAIL_API_KEY: "re_x" }],
     ["SVC_CAPTCHA_PROVIDER", { SVC_CAPTCHA_PROVIDER: "nocaptcha", SVC_CAPTCHA_SECRET: "s" }],
-    ["SVC_OAUTH_GITHUB_CLIENT_SECRET", { SVC_OAUTH_GITHUB_CLIENT_ID: "Iv1.abc" }],
     [
       "SVC_OAUTH_GOOGLE_REDIRECT",
       {
@@ -144,6 +143,27 @@ describe("the svc-server process", () => {
     expect(code).toBe(1);
     expect(stderr.trim().split("\n")).toEqual([
       expect.stringContaining("Note.stars would be dropped"),
+    ]);
+  });
+
+  // Regression: half an OAuth pair stopped the boot; the spec disables the provider.
+  it("boots without an OAuth provider that has no secret, warning in one line naming it", async () => {
+    using dir = tempDir();
+    const server = start({
+      SVC_DB_PATH: `${dir.path}/data.db`,
+      SVC_SESSION_DB: `${dir.path}/sessions.db`,
+      SVC_PUBLIC_URL: "https://a.example",
+      SVC_OAUTH_GITHUB_CLIENT_ID: "Iv1.abc",
+    });
+    const url = await server.ready;
+    expect(await (await fetch(`${url}/api/auth/providers`)).json()).toEqual({ providers: [] });
+    server.child.kill("SIGTERM");
+    const { stderr } = await server.exited;
+    const warnings = stderr.split("\n").filter((line) => line.includes("SVC_OAUTH_GITHUB"));
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        /^svc: warning: SVC_OAUTH_GITHUB_CLIENT_SECRET is unset while SVC_OAUTH_GITHUB_CLIENT_ID is set/,
+      ),
     ]);
   });
 

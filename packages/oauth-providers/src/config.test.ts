@@ -7,9 +7,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { builtinProviderIds } from "./builtin-providers.js";
 import { parseOAuthConfig } from "./config.js";
 
-// The environment rules: a provider is enabled by its client id and secret,
-// half a pair, a bad URL or an underivable redirect stops the boot with a
-// ConfigError naming the variable.
+// The environment rules: a provider is enabled by its client id and secret
+// (half a pair disables it with a warning); a bad URL or an underivable
+// redirect stops the boot with a ConfigError naming the variable.
 
 const PUBLIC = "https://app.example";
 const input = { state: "s", codeVerifier: "v".repeat(43), nonce: "n" };
@@ -73,9 +73,38 @@ describe("parseOAuthConfig", () => {
     expect(microsoft?.createAuthorizationURL(input).pathname).toBe("/common/oauth2/v2.0/authorize");
   });
 
+  // Regression: half a pair stopped the boot, while the spec says such a
+  // provider "is disabled and not listed by /api/auth/providers".
   it.each([
-    [{ SVC_OAUTH_GOOGLE_CLIENT_ID: "a" }, "SVC_OAUTH_GOOGLE_CLIENT_SECRET"],
-    [{ SVC_OAUTH_GOOGLE_CLIENT_SECRET: "a" }, "SVC_OAUTH_GOOGLE_CLIENT_ID"],
+    [{ SVC_OAUTH_GOOGLE_CLIENT_ID: "a" }, "SVC_OAUTH_GOOGLE_CLIENT_SECRET", "google"],
+    [{ SVC_OAUTH_GOOGLE_CLIENT_SECRET: "a" }, "SVC_OAUTH_GOOGLE_CLIENT_ID", "google"],
+    [
+      { SVC_OIDC_OKTA_CLIENT_ID: "a", SVC_OIDC_OKTA_ISSUER: "https://okta.example" },
+      "SVC_OIDC_OKTA_CLIENT_SECRET",
+      "okta",
+    ],
+  ])("disables %o, warning once that %s is unset", (env, variable, id) => {
+    const warnings: string[] = [];
+    const providers = parseOAuthConfig(
+      { ...env, SVC_OAUTH_GITHUB_CLIENT_ID: "g", SVC_OAUTH_GITHUB_CLIENT_SECRET: "s" },
+      { publicURL: PUBLIC, onWarning: (message) => warnings.push(message) },
+    );
+    expect(providers.map((provider) => provider.id)).toEqual(["github"]);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(new RegExp(`^${variable} is unset while `));
+    expect(warnings[0]).toContain(`the ${id} provider is disabled`);
+    expect(warnings[0]).not.toContain("\n");
+    // The value of the variable that is set is never repeated.
+    expect(warnings[0]).not.toContain('"a"');
+  });
+
+  it("warns of nothing when a provider has neither id nor secret", () => {
+    const warnings: string[] = [];
+    parseOAuthConfig({}, { publicURL: PUBLIC, onWarning: (message) => warnings.push(message) });
+    expect(warnings).toEqual([]);
+  });
+
+  it.each([
     [
       {
         SVC_OAUTH_GOOGLE_CLIENT_ID: "a",
@@ -107,10 +136,6 @@ describe("parseOAuthConfig", () => {
         SVC_OAUTH_MICROSOFT_TENANT: "../x",
       },
       "SVC_OAUTH_MICROSOFT_TENANT",
-    ],
-    [
-      { SVC_OIDC_OKTA_CLIENT_ID: "a", SVC_OIDC_OKTA_ISSUER: "https://okta.example" },
-      "SVC_OIDC_OKTA_CLIENT_SECRET",
     ],
     [{ SVC_OIDC_OKTA_CLIENT_ID: "a", SVC_OIDC_OKTA_CLIENT_SECRET: "b" }, "SVC_OIDC_OKTA_ISSUER"],
     [

@@ -18,6 +18,12 @@ export interface OAuthConfigOptions {
   readonly publicURL?: string;
   /** Handed to the generic OpenID Connect providers (discovery and JWKS). */
   readonly fetch?: typeof fetch;
+  /**
+   * Told, one line each, of a provider left out because only one of its
+   * client id and secret is set (the line names the unset variable).
+   * Default: such warnings are dropped.
+   */
+  readonly onWarning?: (message: string) => void;
 }
 
 const OIDC_VARIABLE =
@@ -52,21 +58,29 @@ function parseScopes(variable: string, text: string | undefined): string[] | und
   return scopes;
 }
 
-/** The client id and secret, or undefined when neither is set; one without the other is an error. */
+/**
+ * The client id and secret, or undefined when either is unset: the spec
+ * disables a provider whose client id or secret is unset. Half a pair is
+ * probably a mistake, so it is reported through `warn`, naming the unset
+ * variable (never the value of the one that is set).
+ */
 function credentials(
   env: OAuthEnv,
   prefix: string,
+  id: string,
+  warn: (message: string) => void,
 ): { clientId: string; clientSecret: string } | undefined {
   const clientId = value(env, `${prefix}_CLIENT_ID`);
   const clientSecret = value(env, `${prefix}_CLIENT_SECRET`);
-  if (clientId === undefined && clientSecret === undefined) return undefined;
-  if (clientId === undefined) {
-    throw new ConfigError(`${prefix}_CLIENT_ID`, `is unset while ${prefix}_CLIENT_SECRET is set.`);
+  if (clientId !== undefined && clientSecret !== undefined) return { clientId, clientSecret };
+  if (clientId !== undefined || clientSecret !== undefined) {
+    const [unset, set] =
+      clientId === undefined ? ["CLIENT_ID", "CLIENT_SECRET"] : ["CLIENT_SECRET", "CLIENT_ID"];
+    warn(
+      `${prefix}_${unset} is unset while ${prefix}_${set} is set: the ${id} provider is disabled and not listed by /api/auth/providers`,
+    );
   }
-  if (clientSecret === undefined) {
-    throw new ConfigError(`${prefix}_CLIENT_SECRET`, `is unset while ${prefix}_CLIENT_ID is set.`);
-  }
-  return { clientId, clientSecret };
+  return undefined;
 }
 
 function redirectFor(
@@ -96,9 +110,10 @@ function redirectFor(
  * number of OpenID Connect providers `SVC_OIDC_<ID>_ISSUER`, `_CLIENT_ID`,
  * `_CLIENT_SECRET`, `_REDIRECT` and `_SCOPES`; the id is `<ID>` lower-cased.
  *
- * A provider with neither client id nor secret is disabled (left out).
- * Throws `ConfigError` naming the variable when only one of the two is set
- * (for Apple: some of its four), a URL is malformed, an Apple id or key is
+ * A provider whose client id or secret is unset is disabled (left out);
+ * when only one of the two is set, `onWarning` hears of it, naming the
+ * unset variable. Throws `ConfigError` naming the variable when some but
+ * not all of Apple's four are set, a URL is malformed, an Apple id or key is
  * malformed (the key is never printed), `SVC_OAUTH_APPLE_CLIENT_SECRET` is
  * set, an OpenID Connect provider has no issuer, or a
  * redirect must be derived but `publicURL` is missing. OpenID Connect
@@ -112,6 +127,7 @@ export function parseOAuthConfig(env: OAuthEnv, options: OAuthConfigOptions = {}
     options.publicURL === undefined || options.publicURL === ""
       ? undefined
       : checkURL("SVC_PUBLIC_URL", options.publicURL).replace(/\/+$/, "");
+  const warn = options.onWarning ?? (() => undefined);
   const providers: OAuthProvider[] = [];
   for (const id of builtinProviderIds) {
     if (id === "apple") {
@@ -120,7 +136,7 @@ export function parseOAuthConfig(env: OAuthEnv, options: OAuthConfigOptions = {}
       continue;
     }
     const prefix = `SVC_OAUTH_${id.toUpperCase()}`;
-    const found = credentials(env, prefix);
+    const found = credentials(env, prefix, id, warn);
     if (found === undefined) continue;
     const scopes = parseScopes(`${prefix}_SCOPES`, value(env, `${prefix}_SCOPES`));
     const common = {
@@ -132,7 +148,7 @@ export function parseOAuthConfig(env: OAuthEnv, options: OAuthConfigOptions = {}
   }
   for (const id of oidcIds(env)) {
     const prefix = `SVC_OIDC_${id.toUpperCase()}`;
-    const found = credentials(env, prefix);
+    const found = credentials(env, prefix, id, warn);
     if (found === undefined) continue;
     const issuer = value(env, `${prefix}_ISSUER`);
     if (issuer === undefined) {
