@@ -41,13 +41,16 @@ async function main(): Promise<void> {
     for (const warning of server.warnings) console.warn(`svc: warning: ${warning}`);
   } catch (error) {
     // Every boot problem svc itself detects (configuration, manifest,
-    // policies, function files, migrations) carries a code and a message
-    // written for the operator: print that one line. Anything else is a bug
-    // or an environment failure, printed whole.
+    // policies, function files, cron schedules, migrations) carries a code
+    // and a message written for the operator: print that one line, code
+    // first (as the CLI commands do), so the docs' error tables can be
+    // searched for it. Anything else is a bug or an environment failure,
+    // printed whole.
+    const code = (error as { code?: unknown } | null)?.code;
     if (error instanceof ConfigError) {
       console.error(`svc: invalid configuration: ${error.message}`);
-    } else if (error instanceof Error && typeof (error as { code?: unknown }).code === "string") {
-      console.error(`svc: ${error.message.replaceAll("\n", " ")}`);
+    } else if (error instanceof Error && typeof code === "string") {
+      console.error(`svc: ${code}: ${error.message.replaceAll("\n", " ")}`);
     } else {
       console.error("svc: failed to start:", error);
     }

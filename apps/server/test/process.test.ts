@@ -66,12 +66,22 @@ describe("the svc-server process", () => {
   it.each([
     [
       "a policy that does not check",
-      'policy "own" (Note.allowRead)',
+      'INVALID_POLICIES: The manifest\'s policies are invalid: policy "own" (Note.allowRead)',
       {
         policies: [{ name: "own", entity: "Note", allowRead: "auth.emailVerified == true" }],
       },
     ],
-    ["a function file that fails to load", "functions/broken.mjs", { brokenFunction: true }],
+    [
+      "a function file that fails to load",
+      "FUNCTION_LOAD_FAILED: functions/broken.mjs",
+      { brokenFunction: true },
+    ],
+    // Regression: the line had no code although the jobs guide promises INVALID_CRON.
+    [
+      "a function with an invalid cron schedule",
+      'INVALID_CRON: Cron entry fn.nightly has an invalid schedule "61 * * * *"',
+      { cronFunction: true },
+    ],
     [
       "a User entity without a unique email",
       "User.email",
@@ -104,6 +114,12 @@ describe("the svc-server process", () => {
     mkdirSync(join(dir.path, "functions"));
     if ("brokenFunction" in variant) {
       writeFileSync(join(dir.path, "functions", "broken.mjs"), "export default {\n");
+    }
+    if ("cronFunction" in variant) {
+      writeFileSync(
+        join(dir.path, "functions", "nightly.mjs"),
+        'export default { type: "mutation", cron: "61 * * * *", handler: () => null };\n',
+      );
     }
     const { code, stderr } = await start({
       SVC_MANIFEST: join(dir.path, "svc.json"),

@@ -176,6 +176,25 @@ describe.each(testDatabases())("the admin studio on $name", (database) => {
       expect(crossSite.headers.getSetCookie()).toEqual([]);
     });
 
+    // What deployment/studio.md says: Sec-Fetch-Site is read only when Origin is absent.
+    it("reads Sec-Fetch-Site only without an Origin, refusing same-site as well as cross-site", async () => {
+      const sameSite = await studio.request("POST", "/studio/sign-in", {
+        form: { token: ADMIN_TOKEN },
+        headers: { "sec-fetch-site": "same-site" },
+      });
+      expect(sameSite.status).toBe(403);
+      expect(alertOf(sameSite)?.code).toBe("CSRF_FAILED");
+      const ownOrigin = await studio.request("POST", "/studio/sign-in", {
+        form: { token: ADMIN_TOKEN },
+        headers: { origin: server.url, "sec-fetch-site": "cross-site" },
+      });
+      expect(ownOrigin.status).toBe(303);
+      const noHeaders = await studio.request("POST", "/studio/sign-in", {
+        form: { token: ADMIN_TOKEN },
+      });
+      expect(noHeaders.status).toBe(303);
+    });
+
     it("returns to the page that asked for sign-in, and never to another site", async () => {
       const wanted = "/studio/entities/Note?field=done&value=true";
       const asked = await studio.get(wanted);
