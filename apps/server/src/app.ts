@@ -23,6 +23,7 @@ import { createIdempotency } from "./http/idempotency.js";
 import { jsonBody } from "./http/json-body.js";
 import { createServerMetrics, type ServerMetrics } from "./http/metrics.js";
 import { apiGate } from "./http/request-auth.js";
+import { normalizeRequestTarget } from "./http/request-target.js";
 import { registerBatchRoutes } from "./http/routes/batch.js";
 import { registerEntityRoutes } from "./http/routes/entities.js";
 import { type FunctionCaller, registerFunctionRoutes } from "./http/routes/functions.js";
@@ -105,6 +106,9 @@ export function createApp(options: AppOptions): App {
   app.set("case sensitive routing", true);
 
   app.use(metrics.middleware);
+  // Before anything reads the path: absolute-form targets become origin
+  // form (or are refused), so the gate below and the router agree on it.
+  app.use(normalizeRequestTarget);
   // Unprefixed on purpose: a path-scoped `use` makes express rewrite the URL
   // twice per request; the gate checks the prefix itself.
   app.use(

@@ -5,6 +5,13 @@ export const serverErrorCodes = {
   INVALID_JSON: { status: 400, message: "The request body is not valid JSON." },
   INVALID_PATH: { status: 400, message: "The request path is not validly percent-encoded." },
   BAD_REQUEST: { status: 400, message: "The request is malformed." },
+  INVALID_REQUEST_TARGET: {
+    status: 400,
+    message:
+      "The request target must be a path such as /api/fn/name, or an http(s) URL of this host.",
+  },
+  HEADERS_TOO_LARGE: { status: 431, message: "The request line and headers are too large." },
+  REQUEST_TIMEOUT: { status: 408, message: "The request took too long to arrive." },
   PAYLOAD_TOO_LARGE: { status: 413, message: "The request body is too large." },
   INVALID_TOKEN: { status: 401, message: "The bearer token is not valid." },
   ADMIN_REQUIRED: { status: 403, message: "This endpoint needs the admin token." },

@@ -43,6 +43,7 @@ import { ConfigError, type ServerConfig } from "./config.js";
 import { readOrCreateDevAdminToken } from "./dev-admin-token.js";
 import { entitledResolver, withEntitlements } from "./entitlements.js";
 import { hasPublicDir } from "./http/app-pages.js";
+import { answerClientError } from "./http/client-error.js";
 import { liveQueryRunner } from "./live-queries.js";
 import { type LivePorts, liveAuthenticator, startLiveTransports } from "./live-transports.js";
 import { loadManifestFile } from "./manifest-file.js";
@@ -310,6 +311,7 @@ export async function startServer(
     // Listen first, so the agent tools can link to the port actually bound;
     // the app is attached synchronously after, before any request is read.
     const server = createServer();
+    server.on("clientError", answerClientError);
     await new Promise<void>((resolveListen, reject) => {
       server.once("error", reject);
       server.listen({ port: config.port, host: config.host }, resolveListen);

@@ -54,8 +54,9 @@ export function apiGate(options: {
     // OAuth callbacks are top-level navigations (Apple's a cross-site POST)
     // that may carry a stale cookie or bearer: they read no caller, so none
     // is resolved and no CSRF check applies; the state binds them instead.
-    // The billing webhook is the processor's POST, bound by its signature;
-    if (!req.url.startsWith("/api/") || isOAuthCallback(req) || isBillingWebhook(req)) {
+    // The billing webhook is the processor's POST, bound by its signature.
+    // Every test reads `req.path`, the parsed path express routes on.
+    if (!req.path.startsWith("/api/") || isOAuthCallback(req) || isBillingWebhook(req)) {
       next();
       return;
     }

@@ -1,6 +1,8 @@
-import { adminAuth } from "@svc/schema";
+import { adminAuth, toErrorResponse } from "@svc/schema";
+import type { Request } from "express";
 import { describe, expect, it } from "vitest";
-import { adminTokenResolver, apiKeyResolver, type RequestInfo } from "./request-auth.js";
+import { AuthError } from "../errors.js";
+import { adminTokenResolver, apiKeyResolver, getAuth, type RequestInfo } from "./request-auth.js";
 
 const info: RequestInfo = { ip: "127.0.0.1", userAgent: undefined, cookie: undefined };
 const hexToken = "ab".repeat(64);
@@ -45,5 +47,25 @@ describe("apiKeyResolver", () => {
     expect(resolve("eyJh.eyJz.c2ln", info)).toBeNull();
     await expect(resolve("pk.abc.def", info)).resolves.toBe(adminAuth);
     expect(asked).toEqual(["pk.abc.def"]);
+  });
+});
+
+describe("getAuth", () => {
+  // Regression: a request the app's gate never saw (an absolute-form target
+  // slipped past its prefix test) threw a plain Error, answered 500.
+  it("refuses a request authenticate never saw with 401 AUTH_REQUIRED, not a 500", () => {
+    let thrown: unknown;
+    try {
+      getAuth({} as Request);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(AuthError);
+    const { status, body, internal } = toErrorResponse(thrown);
+    expect({ status, code: body.error.code, internal }).toEqual({
+      status: 401,
+      code: "AUTH_REQUIRED",
+      internal: false,
+    });
   });
 });

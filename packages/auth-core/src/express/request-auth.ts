@@ -188,15 +188,21 @@ export function authenticate(options: AuthenticateOptions): RequestHandler {
 /**
  * The caller `authenticate` resolved for this request: the one documented
  * way for any router (auth, OAuth, billing, sync) to learn who calls.
- * Throws when `authenticate` has not run, a wiring mistake.
+ * A request `authenticate` never saw (a wiring mistake, or a path the app's
+ * gate did not match) has no caller: that throws 401 `AUTH_REQUIRED`, a
+ * refusal the client sees as such, never a 500 and never an anonymous pass.
  *
  * @example
  * router.get("/api/thing", (req, res) => res.json({ me: getAuth(req).userId }));
  */
 export function getAuth(req: Request): AuthContext {
   const auth = (req as RequestWithAuth)[AUTH];
-  if (auth === undefined)
-    throw new Error("@svc/auth-core: authenticate() must run before getAuth(req)");
+  if (auth === undefined) {
+    throw new AuthError("AUTH_REQUIRED", {
+      message: "No caller was resolved for this request.",
+      cause: new Error("@svc/auth-core: authenticate() must run before getAuth(req)"),
+    });
+  }
   return auth;
 }
 
