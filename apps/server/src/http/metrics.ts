@@ -76,10 +76,14 @@ export function createServerMetrics(): ServerMetrics {
 
 /**
  * The matched route's template (`/api/fn/:name`), never the raw path, so a
- * client cannot blow up label cardinality with made-up URLs.
+ * client cannot blow up label cardinality with made-up URLs. Every router
+ * of the app is mounted without a path and registers full paths, so the
+ * template is the route's own path. `req.baseUrl` is not added: by the
+ * time the response finishes it is whatever layer answered last, and a
+ * path-scoped error handler (the studio's `/studio`) would prefix it again
+ * (`/studio/studio/...`).
  */
 function routeTemplate(req: Request): string {
   const path: unknown = req.route?.path;
-  if (typeof path === "string") return `${req.baseUrl}${path}`;
-  return "unmatched";
+  return typeof path === "string" ? path : "unmatched";
 }
