@@ -10,6 +10,8 @@ interface Modifiers {
   readonly unique: boolean;
   readonly owner: boolean;
   readonly defaultNow: boolean;
+  /** Largest value in bytes (string and json); undefined for the store's default. */
+  readonly maxBytes: number | undefined;
 }
 
 type FieldSpec = Modifiers &
@@ -19,7 +21,13 @@ type FieldSpec = Modifiers &
     | { readonly kind: "enum"; readonly values: readonly string[] }
   );
 
-const NO_MODIFIERS: Modifiers = { optional: false, unique: false, owner: false, defaultNow: false };
+const NO_MODIFIERS: Modifiers = {
+  optional: false,
+  unique: false,
+  owner: false,
+  defaultNow: false,
+  maxBytes: undefined,
+};
 
 /**
  * An immutable description of one entity field; every modifier returns a new
@@ -65,9 +73,18 @@ export class FieldBuilder<TValue, TOptional extends boolean = false> {
       ...(spec.optional ? { optional: true } : {}),
       ...(spec.unique ? { unique: true } : {}),
     };
+    const maxBytes = spec.maxBytes === undefined ? {} : { maxBytes: spec.maxBytes };
     switch (spec.kind) {
       case "string":
-        return { name, type: "string", ...common, ...(spec.owner ? { owner: true } : {}) };
+        return {
+          name,
+          type: "string",
+          ...common,
+          ...(spec.owner ? { owner: true } : {}),
+          ...maxBytes,
+        };
+      case "json":
+        return { name, type: "json", ...common, ...maxBytes };
       case "datetime":
         return {
           name,
@@ -111,6 +128,38 @@ export class StringFieldBuilder<TOptional extends boolean = false> extends Field
   owner(): StringFieldBuilder<TOptional> {
     return new StringFieldBuilder(this.withModifiers({ owner: true }));
   }
+
+  /**
+   * The largest value the store accepts, in bytes of UTF-8 (default: the
+   * store's `maxFieldBytes`, 64 KiB on the server). A larger one is refused
+   * with `FIELD_TOO_LARGE`. An integer from 1 to 64 MiB (checked by `defineApp`).
+   */
+  maxBytes(bytes: number): StringFieldBuilder<TOptional> {
+    return new StringFieldBuilder(this.withModifiers({ maxBytes: bytes }));
+  }
+}
+
+/** A json field: any JSON value, stored as its JSON text. */
+export class JsonFieldBuilder<TValue, TOptional extends boolean = false> extends FieldBuilder<
+  TValue,
+  TOptional
+> {
+  override optional(): JsonFieldBuilder<TValue, true> {
+    return new JsonFieldBuilder(this.withModifiers({ optional: true }));
+  }
+
+  override unique(): JsonFieldBuilder<TValue, TOptional> {
+    return new JsonFieldBuilder(this.withModifiers({ unique: true }));
+  }
+
+  /**
+   * The largest value the store accepts, in bytes of its JSON text (default:
+   * the store's `maxFieldBytes`, 64 KiB on the server). A larger one is
+   * refused with `FIELD_TOO_LARGE`. An integer from 1 to 64 MiB (checked by `defineApp`).
+   */
+  maxBytes(bytes: number): JsonFieldBuilder<TValue, TOptional> {
+    return new JsonFieldBuilder(this.withModifiers({ maxBytes: bytes }));
+  }
 }
 
 /** A datetime field, stored and returned as an ISO 8601 string. */
@@ -145,6 +194,7 @@ export type AnyFieldBuilder = FieldBuilder<unknown, boolean>;
  *   ownerId: field.string().owner(),
  *   priority: field.enum(["low", "high"]),
  *   dueAt: field.datetime().optional(),
+ *   note: field.string().maxBytes(4096),
  * };
  */
 export const field = {
@@ -172,8 +222,8 @@ export const field = {
    * Any JSON value. The row type is `TValue` (default `unknown`); it is not
    * checked at runtime.
    */
-  json<TValue = unknown>(): FieldBuilder<TValue> {
-    return new FieldBuilder({ ...NO_MODIFIERS, kind: "json" });
+  json<TValue = unknown>(): JsonFieldBuilder<TValue> {
+    return new JsonFieldBuilder({ ...NO_MODIFIERS, kind: "json" });
   },
   /** The id of a record of the entity named `target`. Row type `string`. */
   id(target: string): FieldBuilder<string> {

@@ -142,7 +142,12 @@ describe("invalid uses", () => {
       () => field.string().defaultNow(),
       // @ts-expect-error defaultNow() exists only on datetime fields
       () => field.int().optional().defaultNow(),
+      // @ts-expect-error maxBytes() exists only on string and json fields
+      () => field.int().maxBytes(10),
+      // @ts-expect-error maxBytes() exists only on string and json fields
+      () => field.enum(["a"]).maxBytes(10),
       // The kind's own modifiers survive optional() and unique().
+      () => field.json<{ a: number }>().optional().unique().maxBytes(10),
       () => field.string().optional().unique().owner(),
       () => field.datetime().unique().optional().defaultNow(),
     ];

@@ -91,6 +91,21 @@ describe("defineApp", () => {
       { type: "string", unique: true, owner: true },
     ],
     [
+      "string with maxBytes",
+      field.string().maxBytes(200).optional(),
+      { type: "string", optional: true, maxBytes: 200 },
+    ],
+    [
+      "json with maxBytes",
+      field.json<{ tags: string[] }>().optional().maxBytes(4096),
+      { type: "json", optional: true, maxBytes: 4096 },
+    ],
+    [
+      "owner with maxBytes",
+      field.string().maxBytes(64).owner(),
+      { type: "string", owner: true, maxBytes: 64 },
+    ],
+    [
       "optional datetime with default",
       field.datetime().optional().defaultNow(),
       { type: "datetime", optional: true, defaultNow: true },
@@ -169,6 +184,16 @@ describe("defineApp", () => {
           entities: [entity("E", { a: field.string().owner(), b: field.string().owner() })],
         }),
       "entities[0].fields[1].owner: E already has an owner field; an entity has at most one",
+    ],
+    [
+      "a maxBytes of zero",
+      () =>
+        defineApp({
+          name: "t",
+          version: "1",
+          entities: [entity("E", { a: field.string().maxBytes(0) })],
+        }),
+      "entities[0].fields[0].maxBytes: Too small: expected number to be >=1",
     ],
     [
       "a field named id",

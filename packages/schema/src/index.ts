@@ -34,6 +34,7 @@ export {
   FieldBuilder,
   type FieldInput,
   field,
+  JsonFieldBuilder,
   StringFieldBuilder,
 } from "./dsl-field.js";
 export {
@@ -57,6 +58,7 @@ export {
   formatPath,
   type IndexDef,
   indexSchema,
+  MAX_DECLARED_FIELD_BYTES,
   type Manifest,
   type ManifestInput,
   manifestSchema,

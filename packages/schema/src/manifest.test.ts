@@ -69,6 +69,30 @@ describe("parseManifest", () => {
     expect(issues.map((issue) => issue.path)).toContain(path);
   });
 
+  it.each([
+    ["a string", { name: "x", type: "string", maxBytes: 200 }],
+    ["a json field", { name: "x", type: "json", maxBytes: 1 }],
+    ["an owner", { name: "x", type: "string", maxBytes: 64 * 1024 * 1024 }],
+  ])("accepts maxBytes on %s", (_label, field) => {
+    const manifest = parseManifest(withTodoField(field));
+    expect(manifest.entities[1]?.fields[6]).toMatchObject({ maxBytes: field.maxBytes });
+  });
+
+  it.each([
+    ["zero", 0],
+    ["a fraction", 1.5],
+    ["more than 64 MiB", 64 * 1024 * 1024 + 1],
+    ["a string", "200"],
+  ])("rejects maxBytes that is %s", (_label, maxBytes) => {
+    const issues = issuesOf(withTodoField({ name: "x", type: "string", maxBytes }));
+    expect(issues.map((issue) => issue.path)).toContain("entities[1].fields[6].maxBytes");
+  });
+
+  it("allows maxBytes only on string and json fields", () => {
+    const issues = issuesOf(withTodoField({ name: "x", type: "int", maxBytes: 10 }));
+    expect(issues[0]?.message).toBe("`maxBytes` is allowed only on string or json fields");
+  });
+
   it("explains a modifier on the wrong kind", () => {
     const issues = issuesOf(withTodoField({ name: "x", type: "string", defaultNow: true }));
     expect(issues[0]?.message).toBe("`defaultNow` is allowed only on datetime fields");

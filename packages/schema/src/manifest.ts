@@ -24,15 +24,25 @@ const fieldBase = {
   unique: z.boolean().default(false),
 };
 
+/** The largest `maxBytes` a field may declare: 64 MiB (the server's largest request body). */
+export const MAX_DECLARED_FIELD_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The largest size of one value of the field, in bytes of UTF-8 (a json
+ * field: of its JSON text). Unset: the store's default (`maxFieldBytes`).
+ */
+const maxBytes = z.number().int().min(1).max(MAX_DECLARED_FIELD_BYTES).optional();
+
 const stringField = z.strictObject({
   ...fieldBase,
   type: z.literal("string"),
   owner: z.boolean().default(false),
+  maxBytes,
 });
 const intField = z.strictObject({ ...fieldBase, type: z.literal("int") });
 const floatField = z.strictObject({ ...fieldBase, type: z.literal("float") });
 const boolField = z.strictObject({ ...fieldBase, type: z.literal("bool") });
-const jsonField = z.strictObject({ ...fieldBase, type: z.literal("json") });
+const jsonField = z.strictObject({ ...fieldBase, type: z.literal("json"), maxBytes });
 const datetimeField = z.strictObject({
   ...fieldBase,
   type: z.literal("datetime"),
@@ -314,6 +324,7 @@ const MODIFIER_HOME: Record<string, string> = {
   defaultNow: "datetime",
   target: "id",
   values: "enum",
+  maxBytes: "string or json",
 };
 
 /** Renders a zod path as `entities[2].fields[0].type`. */

@@ -3,10 +3,12 @@ import { type AuthContext, adminAuth, type Manifest, planTables } from "@svc/sch
 import { type Kysely, sql } from "kysely";
 import { createAccessControl } from "./access.js";
 import { type ChangeBus, createMemoryChangeBus } from "./change-bus.js";
+import { createCursorCodec } from "./cursor.js";
 import type { EntityTables, StoreDialect } from "./database.js";
 import { databaseError } from "./driver-errors.js";
 import { buildEntityModels } from "./entity-model.js";
 import { nameForMessage, StoreError } from "./errors.js";
+import { checkSizeOption, DEFAULT_MAX_FIELD_BYTES, DEFAULT_MAX_ROW_BYTES } from "./field-size.js";
 import { createGroupCommit, type GroupWork } from "./group-commit.js";
 import { selectPageJSON } from "./list-json.js";
 import { migrateDatabase } from "./migrate.js";
@@ -62,6 +64,41 @@ export interface CreateStoreOptions {
   readonly groupCommit?: boolean;
   /** Called with the number of transactions in each SQLite commit (tests, metrics). */
   readonly onCommit?: (transactions: number) => void;
+  /**
+   * The largest value of a string or json field that has no `maxBytes` of
+   * its own, in bytes of UTF-8 (json: of its JSON text). A larger one is
+   * refused with 413 `FIELD_TOO_LARGE`, on insert and update. Default 64 KiB.
+   */
+  readonly maxFieldBytes?: number;
+  /**
+   * The largest row, counting its string and json values together, in
+   * bytes; a larger insert or update is refused with 413 `ROW_TOO_LARGE`.
+   * Default 1 MiB.
+   */
+  readonly maxRowBytes?: number;
+  /**
+   * The secret page cursors are signed with (HMAC-SHA256 under a key derived
+   * from it): a cursor that was edited, truncated or signed with another
+   * secret answers `INVALID_CURSOR`. Give every server of one database the
+   * same secret so they accept each other's cursors. At least 16 bytes.
+   * Default: a random secret per process (cursors then do not survive a
+   * restart).
+   */
+  readonly cursorSecret?: string | Uint8Array;
+}
+
+/** The cursor secret, checked: long enough to key an HMAC. */
+function checkCursorSecret(
+  secret: string | Uint8Array | undefined,
+): string | Uint8Array | undefined {
+  if (secret === undefined) return undefined;
+  const bytes = typeof secret === "string" ? Buffer.byteLength(secret) : secret.byteLength;
+  if (bytes < 16) {
+    throw new StoreError("INVALID_OPTION", {
+      message: "createStore: cursorSecret must be at least 16 bytes.",
+    });
+  }
+  return secret;
 }
 
 /**
@@ -186,7 +223,11 @@ export function createStore(options: CreateStoreOptions): Store {
       options.onListenerError === undefined ? {} : { onListenerError: options.onListenerError },
     );
   const plan = planTables(manifest);
-  const models = buildEntityModels(manifest, plan, dialect);
+  const models = buildEntityModels(manifest, plan, dialect, {
+    maxFieldBytes: checkSizeOption("maxFieldBytes", options.maxFieldBytes, DEFAULT_MAX_FIELD_BYTES),
+    maxRowBytes: checkSizeOption("maxRowBytes", options.maxRowBytes, DEFAULT_MAX_ROW_BYTES),
+  });
+  const cursors = createCursorCodec(checkCursorSecret(options.cursorSecret));
   const access = createAccessControl(manifest);
   const deleteHooks = new Map<string, BeforeDeleteHook[]>();
   let fileCheck: FileReferenceCheck | undefined;
@@ -228,6 +269,7 @@ export function createStore(options: CreateStoreOptions): Store {
             models,
             access,
             auth: caller,
+            cursors,
             events,
             now,
             deleting,
@@ -269,11 +311,11 @@ export function createStore(options: CreateStoreOptions): Store {
     migrate: (migrateOptions = {}) =>
       migrateDatabase({ db, dialect, plan, now: clock(), packages: migrateOptions.packages }),
     reader: (auth: AuthContext) =>
-      createReader({ db: readDb, dialect, models, access, auth }, assertNotNested),
+      createReader({ db: readDb, dialect, models, access, auth, cursors }, assertNotNested),
     queryJSON: (auth, entity, options) =>
       guarded(async () => {
         assertNotNested();
-        const ctx: OperationContext = { db: readDb, dialect, models, access, auth };
+        const ctx: OperationContext = { db: readDb, dialect, models, access, auth, cursors };
         const model = findModel(ctx, entity);
         return selectPageJSON(ctx, model, options, authorize(ctx, model, "read"));
       }),
@@ -291,6 +333,7 @@ export function createStore(options: CreateStoreOptions): Store {
           models,
           access,
           auth: adminAuth,
+          cursors,
         },
         () => undefined,
       ),

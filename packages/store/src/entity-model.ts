@@ -1,6 +1,7 @@
 import type { EntityDef, FieldDef, Manifest, PlannedIndex, TablePlan } from "@svc/schema";
 import { type Encoder, encoderFor, type RowDecoder, rowDecoder } from "./codecs.js";
 import type { StoreDialect } from "./database.js";
+import { fieldBound, type SizeLimits } from "./field-size.js";
 
 /** A field with everything the hot path needs, computed once per store. */
 export interface FieldModel {
@@ -9,6 +10,8 @@ export interface FieldModel {
   /** `Entity.field`, for messages. */
   readonly label: string;
   readonly encode: Encoder;
+  /** Largest encoded value in bytes (string and json fields); null for kinds without a bound. */
+  readonly maxBytes: number | null;
 }
 
 /** A column of another entity that points at this entity's rows. */
@@ -33,15 +36,30 @@ export interface EntityModel {
   readonly uniqueIndexes: readonly PlannedIndex[];
   /** Turns a driver row (with exactly `columns`) into an API row. */
   readonly decode: RowDecoder;
+  /** The bounded fields (`maxBytes` not null), whose values a row's size counts. */
+  readonly sizedFields: readonly FieldModel[];
+  /**
+   * The bound of a row's string and json values together; null when the
+   * fields' own bounds cannot add up past it (no row total is counted then).
+   */
+  readonly maxRowBytes: number | null;
 }
 
-function buildModel(entity: EntityDef, plan: TablePlan, dialect: StoreDialect): EntityModel {
+function buildModel(
+  entity: EntityDef,
+  plan: TablePlan,
+  dialect: StoreDialect,
+  limits: SizeLimits,
+): EntityModel {
   const fieldList: FieldModel[] = entity.fields.map((def) => ({
     name: def.name,
     def,
     label: `${entity.name}.${def.name}`,
     encode: encoderFor(def.type, dialect),
+    maxBytes: fieldBound(def, limits),
   }));
+  const sizedFields = fieldList.filter((field) => field.maxBytes !== null);
+  const largestRow = sizedFields.reduce((sum, field) => sum + (field.maxBytes ?? 0), 0);
   const table = plan.tables.find((candidate) => candidate.name === entity.name);
   return {
     name: entity.name,
@@ -58,6 +76,8 @@ function buildModel(entity: EntityDef, plan: TablePlan, dialect: StoreDialect): 
       entity.fields.map((def) => ({ name: def.name, kind: def.type })),
       dialect,
     ),
+    sizedFields,
+    maxRowBytes: largestRow > limits.maxRowBytes ? limits.maxRowBytes : null,
   };
 }
 
@@ -66,6 +86,7 @@ export function buildEntityModels(
   manifest: Manifest,
   plan: TablePlan,
   dialect: StoreDialect,
+  limits: SizeLimits,
 ): ReadonlyMap<string, EntityModel> {
   const inbound = new Map<string, InboundReference[]>();
   for (const entity of manifest.entities) {
@@ -78,7 +99,7 @@ export function buildEntityModels(
   }
   const models = new Map<string, EntityModel>();
   for (const entity of manifest.entities) {
-    const model = buildModel(entity, plan, dialect);
+    const model = buildModel(entity, plan, dialect, limits);
     models.set(entity.name, { ...model, referencedBy: inbound.get(entity.name) ?? [] });
   }
   return models;

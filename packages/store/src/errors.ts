@@ -11,6 +11,8 @@ export const storeErrorCodes = {
   INVALID_FIELD: { status: 400, message: "A field has an invalid value." },
   UNKNOWN_FIELD: { status: 400, message: "The entity has no such field." },
   MISSING_FIELD: { status: 400, message: "A required field is missing." },
+  FIELD_TOO_LARGE: { status: 413, message: "A field value is larger than the field allows." },
+  ROW_TOO_LARGE: { status: 413, message: "The row is larger than the store allows." },
   OWNER_MISMATCH: { status: 403, message: "The owner field must be the caller's user id." },
   OWNER_IMMUTABLE: { status: 400, message: "The owner of a row cannot be changed." },
   UNIQUE_VIOLATION: { status: 409, message: "A row with this value already exists." },
@@ -30,6 +32,7 @@ export const storeErrorCodes = {
       "The store is used directly inside one of its own transactions; use the writer passed to the work function.",
   },
   MIGRATION_FAILED: { status: undefined, message: "The database schema could not be migrated." },
+  INVALID_OPTION: { status: undefined, message: "An option of createStore is invalid." },
 } as const satisfies Record<string, { status: number | undefined; message: string }>;
 
 /** A stable @svc/store error code. */

@@ -16,6 +16,7 @@ export { type CreateStoreOptions, createStore } from "./create-store.js";
 export type { EntityTables, StoreDatabase, StoreDialect } from "./database.js";
 export { isUniqueViolation } from "./driver-errors.js";
 export { StoreError, type StoreErrorCode, storeErrorCodes } from "./errors.js";
+export { DEFAULT_MAX_FIELD_BYTES, DEFAULT_MAX_ROW_BYTES } from "./field-size.js";
 export {
   claimIdempotencyKey,
   completeIdempotencyKey,

@@ -1,6 +1,5 @@
 import { type AliasedRawBuilder, type RawBuilder, sql } from "kysely";
 import type { ReadFilter } from "./access.js";
-import { encodeCursor } from "./cursor.js";
 import type { EntityModel, FieldModel } from "./entity-model.js";
 import { type NormalizedQuery, normalizeQuery } from "./query-options.js";
 import { type OperationContext, pageQuery, selectPage } from "./read-ops.js";
@@ -129,7 +128,7 @@ export async function selectPageJSON(
   options: QueryOptions | undefined,
   filter: ReadFilter | null,
 ): Promise<JSONPage> {
-  const normalized = normalizeQuery(model, options);
+  const normalized = normalizeQuery(model, ctx.cursors, options);
   if (normalized.orderField === null && encodesExactly(model)) {
     const { body, fetched } = await selectBody(ctx, model, normalized, filter);
     const elements = elementsOf(body, fetched, normalized.direction);
@@ -140,7 +139,12 @@ export async function selectPageJSON(
       // Drop the extra row (and the comma before it); the cursor is the last row kept.
       const json = `${body.slice(0, (starts[limit] ?? body.length) - 1)}]`;
       const id = ids[limit - 1] ?? "";
-      return { json, nextCursor: encodeCursor({ order: normalized.order, value: null, id }) };
+      const nextCursor = ctx.cursors.encode(model.name, {
+        order: normalized.order,
+        value: null,
+        id,
+      });
+      return { json, nextCursor };
     }
   }
   const page = await selectPage(ctx, model, options, filter);

@@ -2,6 +2,7 @@ import type { AuthContext } from "@svc/schema";
 import { checkFieldValue, generateId, isValidId } from "@svc/schema";
 import type { EntityModel, FieldModel } from "./entity-model.js";
 import { nameForMessage, StoreError } from "./errors.js";
+import { exceedsBytes, fieldTooLarge, rowTooLarge, totalExceedsBytes } from "./field-size.js";
 import type { Row } from "./types.js";
 
 function asObject(data: unknown, what: string): Record<string, unknown> {
@@ -120,14 +121,39 @@ export function checkOwnerUnchanged(
   }
 }
 
-/** A whole row encoded as SQL parameters, keyed by column. */
+/** The encoded value of a bounded field, checked against its bound: its text, or null. */
+function sizedText(field: FieldModel, encoded: unknown): string | null {
+  // String fields encode to themselves, json fields to their JSON text.
+  if (field.maxBytes === null || typeof encoded !== "string") return null;
+  if (exceedsBytes(encoded, field.maxBytes)) throw fieldTooLarge(field.label, field.maxBytes);
+  return encoded;
+}
+
+/**
+ * A whole row encoded as SQL parameters, keyed by column. Throws
+ * `FIELD_TOO_LARGE` for a string or json value past its field's bound and
+ * `ROW_TOO_LARGE` when they are past the row's bound together.
+ */
 export function encodeRow(model: EntityModel, row: Row): Record<string, unknown> {
   const out: Record<string, unknown> = { id: row.id };
-  for (const field of model.fieldList) out[field.name] = field.encode(row[field.name]);
+  const texts: string[] | null = model.maxRowBytes === null ? null : [];
+  for (const field of model.fieldList) {
+    const encoded = field.encode(row[field.name]);
+    const text = sizedText(field, encoded);
+    if (text !== null) texts?.push(text);
+    out[field.name] = encoded;
+  }
+  if (texts !== null && model.maxRowBytes !== null && totalExceedsBytes(texts, model.maxRowBytes)) {
+    throw rowTooLarge(model.name, model.maxRowBytes);
+  }
   return out;
 }
 
-/** Changed fields encoded as SQL parameters, keyed by column. */
+/**
+ * Changed fields encoded as SQL parameters, keyed by column. Throws
+ * `FIELD_TOO_LARGE` for a string or json value past its field's bound (the
+ * row's bound is checked by `checkRowSize` once the row is read).
+ */
 export function encodeChanges(
   model: EntityModel,
   changes: ReadonlyMap<string, unknown>,
@@ -135,7 +161,30 @@ export function encodeChanges(
   const out: Record<string, unknown> = {};
   for (const [name, value] of changes) {
     const field = model.fields.get(name);
-    if (field !== undefined) out[name] = field.encode(value);
+    if (field === undefined) continue;
+    const encoded = field.encode(value);
+    sizedText(field, encoded);
+    out[name] = encoded;
   }
   return out;
+}
+
+/**
+ * Throws `ROW_TOO_LARGE` when the row an update leaves (`existing` with the
+ * `encoded` changes) holds more string and json bytes than the row's bound.
+ * Free for entities whose field bounds cannot add up past it.
+ */
+export function checkRowSize(
+  model: EntityModel,
+  encoded: Readonly<Record<string, unknown>>,
+  existing: Row,
+): void {
+  const max = model.maxRowBytes;
+  if (max === null) return;
+  const texts: string[] = [];
+  for (const field of model.sizedFields) {
+    const value = field.name in encoded ? encoded[field.name] : field.encode(existing[field.name]);
+    if (typeof value === "string") texts.push(value);
+  }
+  if (totalExceedsBytes(texts, max)) throw rowTooLarge(model.name, max);
 }

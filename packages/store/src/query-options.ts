@@ -1,5 +1,5 @@
 import { checkFieldValue, isValidId } from "@svc/schema";
-import { decodeCursor } from "./cursor.js";
+import type { CursorCodec } from "./cursor.js";
 import type { EntityModel, FieldModel } from "./entity-model.js";
 import { nameForMessage, StoreError } from "./errors.js";
 import type { QueryOptions } from "./types.js";
@@ -91,12 +91,14 @@ function normalizeLimit(limit: unknown): number {
 }
 
 function normalizeAfter(
+  cursors: CursorCodec,
+  model: EntityModel,
   cursor: unknown,
-  field: FieldModel | null,
-  order: string,
+  sort: { readonly field: FieldModel | null; readonly order: string },
 ): NormalizedQuery["after"] {
+  const { field, order } = sort;
   if (cursor === undefined || cursor === null) return null;
-  const position = decodeCursor(cursor);
+  const position = cursors.decode(model.name, cursor);
   if (position === null || !isValidId(position.id)) throw invalidCursor();
   if (position.order !== order) {
     throw new StoreError("INVALID_CURSOR", {
@@ -113,14 +115,19 @@ function normalizeAfter(
  * Checks the options of a list read against the entity and encodes their
  * values. Throws `INVALID_QUERY` for an unknown or json field, a wrongly
  * typed filter value or a limit outside 1..1000, and `INVALID_CURSOR` for a
- * cursor that is malformed or was made for another sort order.
+ * cursor that `cursors` did not sign for this entity (malformed, edited,
+ * truncated) or that was made for another sort order.
  */
-export function normalizeQuery(model: EntityModel, options: QueryOptions = {}): NormalizedQuery {
+export function normalizeQuery(
+  model: EntityModel,
+  cursors: CursorCodec,
+  options: QueryOptions = {},
+): NormalizedQuery {
   if (!isPlainObject(options)) throw invalidQuery("The query options must be an object.");
   const filters = normalizeFilters(model, options.where);
   const { field, direction } = normalizeOrder(model, options.orderBy);
   const order = `${field?.name ?? "id"}:${direction}`;
   const limit = normalizeLimit(options.limit);
-  const after = normalizeAfter(options.cursor, field, order);
+  const after = normalizeAfter(cursors, model, options.cursor, { field, order });
   return { filters, orderField: field, direction, order, limit, after };
 }

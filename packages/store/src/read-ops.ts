@@ -1,7 +1,7 @@
 import type { AuthContext } from "@svc/schema";
 import type { ExpressionBuilder, Kysely } from "kysely";
 import type { AccessControl, AccessOperation, ReadFilter } from "./access.js";
-import { encodeCursor } from "./cursor.js";
+import type { CursorCodec } from "./cursor.js";
 import type { EntityTables, StoreDialect } from "./database.js";
 import type { EntityModel } from "./entity-model.js";
 import { nameForMessage, StoreError } from "./errors.js";
@@ -15,6 +15,8 @@ export interface OperationContext {
   readonly models: ReadonlyMap<string, EntityModel>;
   readonly access: AccessControl;
   readonly auth: AuthContext;
+  /** Signs and checks the page cursors. */
+  readonly cursors: CursorCodec;
 }
 
 /** The entity's model, or `ENTITY_NOT_FOUND`. */
@@ -116,7 +118,7 @@ export async function selectPage(
   options: QueryOptions | undefined,
   filter: ReadFilter | null,
 ): Promise<Page> {
-  const normalized = normalizeQuery(model, options);
+  const normalized = normalizeQuery(model, ctx.cursors, options);
   const rows = await pageQuery(ctx, model, normalized, filter).execute();
   const hasMore = rows.length > normalized.limit;
   if (hasMore) rows.pop();
@@ -125,7 +127,7 @@ export async function selectPage(
   const orderField = normalized.orderField;
   const nextCursor =
     hasMore && last !== undefined
-      ? encodeCursor({
+      ? ctx.cursors.encode(model.name, {
           order: normalized.order,
           value: orderField === null ? null : last[orderField.name],
           id: last.id,

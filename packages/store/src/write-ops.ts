@@ -13,6 +13,7 @@ import { existsResolver } from "./exists-lookup.js";
 import {
   checkId,
   checkOwnerUnchanged,
+  checkRowSize,
   encodeChanges,
   encodeRow,
   prepareInsert,
@@ -166,6 +167,8 @@ export async function insertRow(ctx: WriteContext, entity: string, data: RowInpu
   const model = findModel(ctx, entity);
   authorize(ctx, model, "insert");
   const row = prepareInsert(model, data, ctx.auth, ctx.now);
+  // Encoded (and sizes checked) before any policy lookup or query runs.
+  const values = encodeRow(model, row);
   enforce(
     await ctx.access.checkWrite(
       { auth: ctx.auth, entity: model, op: "insert", data: row, existing: null },
@@ -173,7 +176,6 @@ export async function insertRow(ctx: WriteContext, entity: string, data: RowInpu
     ),
   );
   await checkReferences(ctx, model, new Map(Object.entries(row)), row.id);
-  const values = encodeRow(model, row);
   const mayConflict = model.uniqueIndexes.length > 0 || data.id !== undefined;
   const stored = await runStatement(
     ctx,
@@ -197,9 +199,12 @@ export async function updateRow(
   const filter = authorize(ctx, model, "update");
   const rowId = checkId(id);
   const changes = preparePatch(model, rowId, patch);
+  const encoded = encodeChanges(model, changes);
   const existing = await selectRow(ctx, model, rowId, filter, true);
   if (existing === null) throw notFound(model, rowId);
   checkOwnerUnchanged(model, changes, existing);
+  // An empty patch writes nothing, so it is not refused (even on a row stored before the bound).
+  if (changes.size > 0) checkRowSize(model, encoded, existing);
   const data: Row = { ...existing, ...Object.fromEntries(changes) };
   enforce(
     await ctx.access.checkWrite(
@@ -218,7 +223,7 @@ export async function updateRow(
     () =>
       ctx.db
         .updateTable(model.name)
-        .set(encodeChanges(model, changes))
+        .set(encoded)
         .where("id", "=", rowId)
         .returning(model.columns)
         .executeTakeFirstOrThrow(),

@@ -203,4 +203,65 @@ describe.each(databases)("store contract on $name: queries", (database) => {
       expect(error.message).toContain(message);
     }
   });
+
+  // Regression (issue 21, finding 9): cursors were unsigned base64 JSON, so
+  // a cursor written or edited by the caller was accepted.
+  it("refuses a forged, edited or truncated cursor, and one of another entity, with 400 INVALID_CURSOR", async () => {
+    await seedPoints();
+    const byPoints = { orderBy: { field: "points", direction: "asc" } } as const;
+    const { nextCursor } = await query("Todo", { ...byPoints, limit: 2 });
+    const cursor = nextCursor ?? "";
+    const [payload = "", mac = ""] = cursor.split(".");
+    const flip = (text: string, at: number): string =>
+      `${text.slice(0, at)}${text[at] === "A" ? "B" : "A"}${text.slice(at + 1)}`;
+    const position = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
+    const editedPayload = Buffer.from(JSON.stringify({ ...position, v: 1 })).toString("base64url");
+    const forged = Buffer.from(JSON.stringify({ o: "points:asc", v: 1, i: idOf(8) })).toString(
+      "base64url",
+    );
+    await fixture().store.transaction(adminAuth, async (db) => {
+      await db.insert("List", { id: idOf(1), title: "a" });
+      await db.insert("List", { id: idOf(2), title: "b" });
+    });
+    const { nextCursor: listCursor } = await fixture()
+      .store.reader(adminAuth)
+      .query("List", { limit: 1 });
+    const cases: [string, QueryOptions][] = [
+      ["forged (unsigned, as cursors used to be)", { ...byPoints, cursor: forged }],
+      ["with an edited value", { ...byPoints, cursor: `${editedPayload}.${mac}` }],
+      [
+        "with an edited signature",
+        { ...byPoints, cursor: `${payload}.${flip(mac, mac.length - 1)}` },
+      ],
+      ["truncated", { ...byPoints, cursor: cursor.slice(0, -1) }],
+      ["of another entity", { cursor: listCursor ?? "" }],
+    ];
+    for (const [label, options] of cases) {
+      const error = await expectStoreError(query("Todo", options), "INVALID_CURSOR");
+      expect({ label, status: error.status }).toEqual({ label, status: 400 });
+      const json = await expectStoreError(
+        fixture().store.queryJSON(adminAuth, "Todo", options),
+        "INVALID_CURSOR",
+      );
+      expect(json.status).toBe(400);
+    }
+    // The untouched cursor still reads the next page.
+    expect((await query("Todo", { ...byPoints, cursor })).rows.length).toBeGreaterThan(0);
+  });
+
+  it("accepts a cursor on every store with the same cursorSecret, and only there", async () => {
+    await seedPoints();
+    const secret = "shared-secret-of-the-deployment";
+    const first = fixture().reopen({ cursorSecret: secret });
+    const second = fixture().reopen({ cursorSecret: secret });
+    const other = fixture().reopen({ cursorSecret: "another-secret-entirely" });
+    const { nextCursor } = await first.reader(adminAuth).query("Todo", { limit: 3 });
+    const cursor = nextCursor ?? "";
+    const next = await second.reader(adminAuth).query("Todo", { limit: 3, cursor });
+    expect(next.rows.map((row) => row.id)).toEqual([idOf(4), idOf(5), idOf(6)]);
+    await expectStoreError(
+      other.reader(adminAuth).query("Todo", { limit: 3, cursor }),
+      "INVALID_CURSOR",
+    );
+  });
 });
