@@ -3,6 +3,9 @@ import { relative } from "node:path";
 import { ConfigError, parseConfig } from "./config.js";
 import { startServer } from "./start-server.js";
 
+/** How long SIGTERM waits for the close path before exiting regardless. */
+const SHUTDOWN_FALLBACK_MS = 3000;
+
 /**
  * The `svc-server` command: configuration comes only from the environment.
  * A configuration problem prints one line naming the variable and exits 1.
@@ -11,16 +14,24 @@ async function main(): Promise<void> {
   try {
     const config = parseConfig(process.env);
     const server = await startServer(config);
-    // SIGTERM ends the process at once (the spec's contract: drain at the load
-    // balancer); the databases are crash-consistent, so nothing is lost.
+    // SIGTERM ends the process without an in-process drain (the spec's
+    // contract: drain at the load balancer); the databases are
+    // crash-consistent, so nothing acknowledged is lost. What is open is
+    // still closed properly on the way out: WebSockets get 1001 (going
+    // away, so clients reconnect elsewhere), SSE streams end instead of
+    // being reset, running jobs give up their lease, buffered API key use
+    // times are written, and the databases close. `drainSeconds: 0` cuts
+    // in-flight HTTP requests at once instead of waiting for them.
+    let stopping = false;
     const stop = (): void => {
-      // Key use times are buffered; write them before the database closes.
-      void server.auth
-        .close()
-        .catch(() => undefined)
-        .finally(() => server.store.close())
+      if (stopping) return;
+      stopping = true;
+      void server
+        .close({ drainSeconds: 0 })
+        .catch((error: unknown) => console.error("svc: shutdown:", error))
         .finally(() => process.exit(0));
-      setTimeout(() => process.exit(0), 1000).unref();
+      // A close that hangs (a database that does not answer) must not keep the process.
+      setTimeout(() => process.exit(0), SHUTDOWN_FALLBACK_MS).unref();
     };
     process.once("SIGTERM", stop);
     process.once("SIGINT", stop);

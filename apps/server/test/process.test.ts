@@ -4,6 +4,7 @@ import { type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
 import { afterEach, describe, expect, it } from "vitest";
 import { ADMIN_TOKEN, databaseEnv, TODO_MANIFEST, tempDir } from "./fixtures.js";
 import { type ServerProcess, spawnServer } from "./process.js";
+import { connectWs } from "./ws-client.js";
 
 const running: ServerProcess[] = [];
 afterEach(() => {
@@ -192,6 +193,60 @@ describe("the svc-server process", () => {
     const { code, signal } = await server.exited;
     expect({ code, signal }).toEqual({ code: 0, signal: null });
     expect(Date.now() - stoppedAt).toBeLessThan(5000);
+  });
+});
+
+/** Reads an SSE response to its end: "ended" on a clean end of stream, "reset" when it was cut. */
+async function readToEnd(response: Response): Promise<{ end: "ended" | "reset"; text: string }> {
+  const reader = response.body?.getReader();
+  if (reader === undefined) return { end: "ended", text: "" };
+  const decoder = new TextDecoder();
+  let text = "";
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return { end: "ended", text };
+      text += decoder.decode(value, { stream: true });
+    }
+  } catch {
+    return { end: "reset", text };
+  }
+}
+
+describe.each(testDatabases())("SIGTERM on $name", (database) => {
+  let target: TestDatabaseTarget | undefined;
+  afterEach(async () => {
+    if (target) await database.destroy(target);
+    target = undefined;
+  });
+
+  // Regression: SIGTERM exited without closing anything (after the 1 s
+  // fallback timer), so WebSocket clients saw 1006 and SSE streams were reset.
+  it("closes WebSockets with 1001 and ends SSE streams cleanly before it exits", async () => {
+    target = await database.create();
+    const server = start(databaseEnv(target));
+    const url = await server.ready;
+    const socket = await connectWs({ url }, { token: ADMIN_TOKEN });
+    socket.send({ type: "subscribe", id: "lists", entity: "List" });
+    expect((await socket.next()).type).toBe("snapshot");
+    const events = await fetch(`${url}/events?entity=List`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect(events.status).toBe(200);
+    const stream = readToEnd(events);
+    // The stream is live once its snapshot arrived; a read of the first chunk is enough.
+    await new Promise((resolveSoon) => setTimeout(resolveSoon, 200));
+
+    const stoppedAt = Date.now();
+    server.child.kill("SIGTERM");
+    const [closed, ended, exit] = await Promise.all([socket.closed, stream, server.exited]);
+    expect(closed.code).toBe(1001);
+    expect(ended.end).toBe("ended");
+    expect(ended.text).toContain('"type":"snapshot"');
+    expect({ code: exit.code, signal: exit.signal }).toEqual({ code: 0, signal: null });
+    // No drain: the process is gone well before the old 1 s fallback timer.
+    expect(Date.now() - stoppedAt).toBeLessThan(1000);
+    expect(exit.stderr).not.toContain("Error");
   });
 });
 
