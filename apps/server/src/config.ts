@@ -70,6 +70,20 @@ const variables = {
     .min(1024)
     .max(64 * 1024 * 1024)
     .default(1024 * 1024),
+  // Largest string or json value of a field without its own maxBytes, and
+  // largest row (its string and json values together): 64 KiB and 1 MiB.
+  SVC_MAX_FIELD_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(64 * 1024 * 1024)
+    .default(64 * 1024),
+  SVC_MAX_ROW_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(64 * 1024 * 1024)
+    .default(1024 * 1024),
 } as const;
 
 type Variables = typeof variables;
@@ -104,6 +118,11 @@ export interface ServerConfig {
   readonly drainSeconds: number;
   /** Largest accepted request body; larger ones answer 413. */
   readonly bodyLimitBytes: number;
+  /**
+   * The store's size bounds (`SVC_MAX_FIELD_BYTES`, `SVC_MAX_ROW_BYTES`):
+   * larger values answer 413 `FIELD_TOO_LARGE`, larger rows `ROW_TOO_LARGE`.
+   */
+  readonly storeLimits: { readonly maxFieldBytes: number; readonly maxRowBytes: number };
   /** What the sync change log keeps (`SVC_SYNC_RETENTION_SECS`, `SVC_SYNC_RETENTION_ENTRIES`). */
   readonly syncRetention: { readonly maxAgeMs: number; readonly maxEntries: number };
   /**
@@ -195,6 +214,7 @@ export function parseConfig(env: Readonly<Record<string, string | undefined>>): 
     publicURL: vars.SVC_PUBLIC_URL,
     drainSeconds: vars.SVC_DRAIN_SECS,
     bodyLimitBytes: vars.SVC_BODY_LIMIT_BYTES,
+    storeLimits: { maxFieldBytes: vars.SVC_MAX_FIELD_BYTES, maxRowBytes: vars.SVC_MAX_ROW_BYTES },
     syncRetention: {
       maxAgeMs: vars.SVC_SYNC_RETENTION_SECS * 1000,
       maxEntries: vars.SVC_SYNC_RETENTION_ENTRIES,

@@ -193,6 +193,10 @@ export async function startServer(
       dialect: database.dialect,
       manifest,
       changeBus: changeLog,
+      ...config.storeLimits,
+      // Page cursors are signed with a key derived from the deployment's
+      // secret, so every server of one database accepts the others' cursors.
+      cursorSecret: config.auth.secret ?? adminToken,
       // The metrics exist once the app does; commits before that go uncounted.
       onCommit: (transactions) => recordCommit(transactions),
     });
