@@ -84,6 +84,8 @@ const variables = {
     .min(1)
     .max(64 * 1024 * 1024)
     .default(1024 * 1024),
+  SVC_LIVE_MAX_CONNECTIONS_PER_USER: z.coerce.number().int().min(1).max(100_000).default(32),
+  SVC_LIVE_MAX_CONNECTIONS_PER_IP: z.coerce.number().int().min(1).max(1_000_000).default(256),
 } as const;
 
 type Variables = typeof variables;
@@ -131,6 +133,12 @@ export interface ServerConfig {
    * of addresses/subnets such as `loopback, 10.0.0.0/8`.
    */
   readonly trustProxy: boolean | number | string;
+  /**
+   * Bounds of open live connections (WebSocket, SSE and rooms together):
+   * per user (`SVC_LIVE_MAX_CONNECTIONS_PER_USER`, default 32) and per
+   * client address, an IPv6 /64 counting as one (`SVC_LIVE_MAX_CONNECTIONS_PER_IP`, default 256).
+   */
+  readonly live: { readonly maxConnectionsPerUser: number; readonly maxConnectionsPerIp: number };
   /** Sessions, sign-in flows, email, CAPTCHA, cookies and rate limits (@svc/auth-core). */
   readonly auth: AuthConfig;
   /**
@@ -220,6 +228,10 @@ export function parseConfig(env: Readonly<Record<string, string | undefined>>): 
       maxEntries: vars.SVC_SYNC_RETENTION_ENTRIES,
     },
     trustProxy: parseTrustProxy(vars.SVC_TRUST_PROXY),
+    live: {
+      maxConnectionsPerUser: vars.SVC_LIVE_MAX_CONNECTIONS_PER_USER,
+      maxConnectionsPerIp: vars.SVC_LIVE_MAX_CONNECTIONS_PER_IP,
+    },
     auth: parseAuthConfig(env, { devMode: vars.SVC_DEV_MODE, publicURL: vars.SVC_PUBLIC_URL }),
     oauth: parseOAuthConfig(env, {
       publicURL: oauthBaseURL(vars),

@@ -10,6 +10,7 @@ import {
   attachWebSocket,
   createEventStreams,
   type EventStreams,
+  type LiveCallers,
   type ShardHub,
   type Sync,
   type WebSocketHub,
@@ -35,6 +36,12 @@ export interface LiveTransportOptions {
   readonly host: string | undefined;
   readonly sync: Sync;
   readonly authenticate: Authenticate;
+  /**
+   * The callers of every open live connection, shared by the three
+   * transports: one per-user and per-address bound across them, and the
+   * registry credential changes are checked against (`watchCallerChanges`).
+   */
+  readonly callers: LiveCallers;
   readonly trustedOrigins: true | readonly string[];
   /** Room logic by room kind (the function runner's `rooms()`). */
   readonly rooms?: ReadonlyMap<string, RoomLogic>;
@@ -129,7 +136,7 @@ async function listen(server: Server, port: number, host: string | undefined, na
  * in use stops the boot with a `ConfigError`.
  */
 export async function startLiveTransports(options: LiveTransportOptions): Promise<LiveTransports> {
-  const { sync, authenticate, trustedOrigins, port, host } = options;
+  const { sync, authenticate, callers, trustedOrigins, port, host } = options;
   const wsPort = port === 0 ? 0 : port + 1;
   const eventsPort = port === 0 ? 0 : port + 2;
   const shardsPort = port === 0 ? 0 : port + 3;
@@ -140,8 +147,8 @@ export async function startLiveTransports(options: LiveTransportOptions): Promis
     );
   }
   const onError = (error: unknown) => console.error("svc: sync:", error);
-  const events = createEventStreams({ sync, authenticate, trustedOrigins, onError });
-  const hubOptions = { sync, authenticate, trustedOrigins, onError };
+  const events = createEventStreams({ sync, authenticate, callers, trustedOrigins, onError });
+  const hubOptions = { sync, authenticate, callers, trustedOrigins, onError };
   const hubs: WebSocketHub[] = [attachWebSocket(options.main, { ...hubOptions, shared: true })];
   const wsServer = createServer((_req, res) => notFound(res));
   hubs.push(attachWebSocket(wsServer, hubOptions));
@@ -152,6 +159,7 @@ export async function startLiveTransports(options: LiveTransportOptions): Promis
   const shardOptions = {
     policies: sync.policies.compiled,
     authenticate,
+    callers,
     trustedOrigins,
     ...(options.rooms !== undefined && { logic: options.rooms }),
     existsResolver: options.joinExistsResolver,

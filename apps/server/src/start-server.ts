@@ -32,6 +32,7 @@ import { openSqlite } from "@svc/store/sqlite";
 import {
   cachedExistsResolver,
   createChangeLog,
+  createLiveCallers,
   createReadTracker,
   createSync,
   startPruning,
@@ -44,6 +45,7 @@ import { readOrCreateDevAdminToken } from "./dev-admin-token.js";
 import { entitledResolver, withEntitlements } from "./entitlements.js";
 import { hasPublicDir } from "./http/app-pages.js";
 import { answerClientError } from "./http/client-error.js";
+import { liveClientIp, watchCallerChanges } from "./live-callers.js";
 import { liveQueryRunner } from "./live-queries.js";
 import { type LivePorts, liveAuthenticator, startLiveTransports } from "./live-transports.js";
 import { loadManifestFile } from "./manifest-file.js";
@@ -178,6 +180,7 @@ export async function startServer(
   let store: Store;
   let recordCommit: (transactions: number) => void = () => undefined;
   let stopPruning = (): void => undefined;
+  let stopCallerWatch = (): void => undefined;
   const jobs = createJobQueue({
     db: database.db,
     dialect: database.dialect,
@@ -336,13 +339,30 @@ export async function startServer(
     // Live subscriptions (`/ws`, `/events`) on the main port and the
     // spec's side ports, authenticated like HTTP: the same bearer
     // resolvers, else the session cookie. Browser origins allowed by CORS
-    // may connect.
+    // may connect. Their callers are re-checked when credentials or
+    // memberships change, on this server and (through the database) on others.
+    const authenticate = liveAuthenticator(resolvers, resolveSessionCookie);
+    const callers = createLiveCallers({
+      authenticate,
+      maxPerUser: config.live.maxConnectionsPerUser,
+      maxPerIp: config.live.maxConnectionsPerIp,
+      clientIp: liveClientIp(config.trustProxy),
+      onError: (error) => console.error("svc: sync: live caller check:", error),
+    });
+    stopCallerWatch = watchCallerChanges({
+      auth,
+      changes: changeLog,
+      manifest,
+      callers,
+      onError: (error) => console.error("svc: sync: live caller check:", error),
+    });
     const live = await startLiveTransports({
       main: server,
       port: config.port,
       host: config.host,
       sync,
-      authenticate: liveAuthenticator(resolvers, resolveSessionCookie),
+      authenticate,
+      callers,
       trustedOrigins: config.devMode ? true : corsOrigins,
       rooms: runner.rooms(),
       joinExistsResolver: () => cachedExistsResolver(store.systemReader()),
@@ -403,6 +423,7 @@ export async function startServer(
       },
       // The spec: the manifest's trusted origins feed each gate unless its own variable overrides it.
       csrfOrigins: config.csrfOrigins ?? manifest.auth.trustedOrigins,
+      publicURL: config.publicURL,
       devMode: config.devMode,
       corsOrigins,
       inMemory: database.inMemory,
@@ -474,6 +495,8 @@ export async function startServer(
         // Running jobs finish (or keep their lease for another server) first.
         await worker?.stop({ drainMs });
         stopPruning();
+        stopCallerWatch();
+        callers.close();
         await changeLog.close();
         await auth.close();
         await store.close();
@@ -481,6 +504,7 @@ export async function startServer(
     };
   } catch (error) {
     stopPruning();
+    stopCallerWatch();
     await changeLog.close();
     await store.close();
     throw error;

@@ -5,6 +5,7 @@ import { type AuthDatabase, accountTables, authTables } from "./auth-database.js
 import { type CodePurpose, issueCode } from "./code-store.js";
 import { AuthError, rateLimited } from "./errors.js";
 import type { DevInbox, EmailSettings, SmsTransport } from "./outbound.js";
+import type { RevocationReason } from "./revocations.js";
 import { hmacHex } from "./secrets.js";
 import { type ClientInfo, insertSession } from "./session-store.js";
 import type { AuthTables } from "./tables.js";
@@ -45,8 +46,13 @@ export interface UserCredentials {
     db: Kysely<EntityTables>,
     userId: string,
   ): Promise<{ readonly secret: boolean; readonly trustedDevices: number }>;
-  /** Drops this process's cached sessions and API keys of the user; call after the commit. */
-  forgetUser(userId: string): void;
+  /**
+   * Call after the commit of a change that revoked or altered the user's
+   * credentials: drops this process's cached sessions and API keys of the
+   * user and records the change in the revocation journal, so open live
+   * connections of the user are re-checked on every server.
+   */
+  forgetUser(userId: string, reason: RevocationReason): Promise<void>;
 }
 
 /** What every sign-in flow shares; built once by `createAuth`. */

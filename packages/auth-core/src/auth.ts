@@ -12,6 +12,7 @@ import type { PasswordChanged } from "./flows/password-change.js";
 import type { UserExport } from "./flows/user-export.js";
 import type { MintedJWT } from "./jwt/jwt-service.js";
 import type { CaptchaVerifier, DevInbox } from "./outbound.js";
+import type { Revocation } from "./revocations.js";
 import type { ClientInfo } from "./session-store.js";
 import type { Totp } from "./totp/create-totp.js";
 
@@ -179,6 +180,18 @@ export interface Auth {
   ): Promise<{ events: AuditEvent[]; next_cursor: string | null }>;
   /** `GET /api/admin/users/<id>/export` (the router checks the admin token). */
   exportUser(userId: string): Promise<UserExport>;
+  /**
+   * Listens for committed changes to any user's credentials (sign-out,
+   * revoked sessions or keys, account deletion or claim, a password change
+   * or reset, an organization selection): this server's at once, other
+   * servers' (sharing the database) within one poll of the revocation
+   * journal, 250 ms by default. The live transports re-check their open
+   * connections of that user on each. Returns the remover.
+   *
+   * @example
+   * const stop = auth.onRevoked(({ userId }) => live.recheckUser(userId));
+   */
+  onRevoked(listener: (revocation: Revocation) => void): () => void;
   /** Writes what is still buffered (API key use times) and stops timers. Call before closing the store. */
   close(): Promise<void>;
   /** Empties auth-core's tables (the dev-mode test reset). */

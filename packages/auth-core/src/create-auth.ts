@@ -25,6 +25,7 @@ import {
 } from "./jwt/upstream-jwt.js";
 import type { CaptchaVerifier, EmailSettings, SmsTransport } from "./outbound.js";
 import { requireRealSession } from "./real-session.js";
+import { createRevocationJournal } from "./revocations.js";
 import { deriveKey } from "./secrets.js";
 import { SessionCache } from "./session-cache.js";
 import {
@@ -74,6 +75,8 @@ export interface AuthOptions {
   readonly upstreamJWT?: UpstreamJWTConfig;
   /** Milliseconds since the epoch. Default `Date.now`. */
   readonly now?: () => number;
+  /** How often other servers' revocations are read from the journal (`onRevoked`). Default 250 ms. */
+  readonly revocationPollMs?: number;
 }
 
 function requireSession(auth: AuthContext): { userId: string; sessionId: string } {
@@ -115,6 +118,11 @@ export function createAuth(options: AuthOptions): Auth {
     now,
     cache: options.database.dialect === "sqlite",
   });
+  const revocations = createRevocationJournal({
+    tables,
+    now,
+    ...(options.revocationPollMs !== undefined && { pollMs: options.revocationPollMs }),
+  });
   const totp = createTotp({
     database: options.database,
     secret: options.secret,
@@ -142,9 +150,10 @@ export function createAuth(options: AuthOptions): Auth {
     credentials: {
       deleteApiKeys: (db, userId) => apiKeys.deleteForUser(db, userId),
       deleteSecondFactor: (db, userId) => totp.deleteForUser(db, userId),
-      forgetUser(userId) {
+      async forgetUser(userId, reason) {
         cache?.forgetUser(userId);
         apiKeys.forgetUser(userId);
+        await revocations.announce(userId, reason);
       },
     },
     now,
@@ -262,9 +271,10 @@ export function createAuth(options: AuthOptions): Auth {
       };
     },
     async revokeSession(auth) {
-      const { sessionId } = requireSession(auth);
+      const { userId, sessionId } = requireSession(auth);
       await deleteSession(tables(), sessionId);
       cache?.forget(sessionId);
+      await revocations.announce(userId, "sign-out");
       await audit(auth, "SignOut", { session_id: sessionId });
       return { revoked: true };
     },
@@ -272,6 +282,7 @@ export function createAuth(options: AuthOptions): Auth {
       const { userId } = requireSession(auth);
       const revoked = await deleteUserSessions(tables(), userId);
       cache?.forgetUser(userId);
+      await revocations.announce(userId, "sessions-revoked");
       await audit(auth, "SessionsRevoke", { sessions: revoked });
       return { revoked };
     },
@@ -311,6 +322,7 @@ export function createAuth(options: AuthOptions): Auth {
       if (!(await apiKeys.revoke(userId, keyId))) {
         throw new AuthError("NOT_FOUND", { message: "You have no API key with this id." });
       }
+      await revocations.announce(userId, "api-key-revoked");
       await audit(auth, "ApiKeyRevoke", { key_id: keyId }, ip);
       return { revoked: true };
     },
@@ -346,6 +358,7 @@ export function createAuth(options: AuthOptions): Auth {
       }
       await setActiveOrg(tables(), sessionId, orgId);
       cache?.forget(sessionId);
+      await revocations.announce(userId, "org-selected");
       await audit(auth, "OrgSelect", { org_id: orgId }, ip);
       return { org_id: orgId, roles };
     },
@@ -365,10 +378,8 @@ export function createAuth(options: AuthOptions): Auth {
     async deleteAccount(auth, ip) {
       const result = await deleteAccount(runtime, { apiKeys, totp }, auth, ip);
       // Only now, after the commit: a rolled-back deletion keeps everything.
-      if (auth.userId !== null) {
-        cache?.forgetUser(auth.userId);
-        apiKeys.forgetUser(auth.userId);
-      }
+      if (auth.userId !== null)
+        await runtime.credentials.forgetUser(auth.userId, "account-deleted");
       return result;
     },
     async listAudit(auth, query) {
@@ -382,7 +393,11 @@ export function createAuth(options: AuthOptions): Auth {
       return listAudit(accountTablesOf(runtime), { ...query, userId: auth.userId });
     },
     exportUser: (userId) => exportUser(runtime, apiKeys, userId),
-    close: () => apiKeys.close(),
+    onRevoked: (listener) => revocations.onRevoked(listener),
+    close: () => {
+      revocations.close();
+      return apiKeys.close();
+    },
     async reset() {
       for (const table of sessionTableNames) await tables().deleteFrom(table).execute();
       for (const table of accountTableNames) {

@@ -83,6 +83,11 @@ export {
   verifyPassword,
 } from "./password-hash.js";
 export { requireRealSession } from "./real-session.js";
+export {
+  DEFAULT_REVOCATION_POLL_MS,
+  type Revocation,
+  type RevocationReason,
+} from "./revocations.js";
 export type { ClientInfo, SessionRecord } from "./session-store.js";
 export {
   type ApiKeysTable,

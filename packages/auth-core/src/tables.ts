@@ -94,8 +94,21 @@ export interface TrustedDeviceTable {
   user_agent: string | null;
 }
 
+/**
+ * The revocation journal (`revocations.ts`): one row per committed change to
+ * a user's credentials, read by every server to re-check its open live
+ * connections. Times are unix milliseconds; rows are pruned after an hour.
+ */
+export interface AuthRevocationsTable {
+  id: string;
+  user_id: string;
+  reason: string;
+  at: number;
+}
+
 /** The tables auth-core reads and writes, for a typed kysely instance. */
 export interface AuthTables {
+  svc_auth_revocations: AuthRevocationsTable;
   svc_api_keys: ApiKeysTable;
   svc_audit: AuditTable;
   svc_linked_accounts: LinkedAccountsTable;
@@ -113,6 +126,7 @@ export const sessionTableNames = [
   "svc_rate_limits",
   "svc_api_keys",
   "svc_trusted_device",
+  "svc_auth_revocations",
 ] as const satisfies readonly (keyof AuthTables)[];
 
 /** auth-core's tables that always live in the application database. */
@@ -282,6 +296,26 @@ export function authMigrations(schema?: string): readonly PackageMigrations[] {
           async up(untyped) {
             const db = untyped as unknown as Kysely<AuthTables>;
             await db.schema.alterTable("svc_sessions").addColumn("active_org_id", "text").execute();
+          },
+        },
+        {
+          id: "004_revocation_journal",
+          async up(untyped, context) {
+            const db = untyped as unknown as Kysely<AuthTables>;
+            await db.schema
+              .createTable("svc_auth_revocations")
+              .addColumn("id", "text", (col) => col.primaryKey())
+              .addColumn("user_id", "text", (col) => col.notNull())
+              .addColumn("reason", "text", (col) => col.notNull())
+              .addColumn("at", "bigint", (col) => col.notNull())
+              .execute();
+            await createIndex(
+              db,
+              context.schema,
+              "svc_auth_revocations_at",
+              "svc_auth_revocations",
+              ["at"],
+            );
           },
         },
       ],

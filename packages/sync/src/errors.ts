@@ -45,6 +45,16 @@ export const syncErrorCodes = {
     message: "The page's origin is not trusted to open live subscriptions.",
   },
   SERVICE_UNAVAILABLE: { status: 503, message: "The server is shutting down; reconnect." },
+  CREDENTIAL_REVOKED: {
+    status: 401,
+    message:
+      "The credential of this live connection was revoked or has expired (signed out, key revoked, account deleted); sign in again.",
+  },
+  TOO_MANY_CONNECTIONS: {
+    status: 429,
+    message:
+      "This user or address holds as many open live connections as it may; close one and try again later.",
+  },
   RESYNC_REQUIRED: {
     status: 410,
     message:

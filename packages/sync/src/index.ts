@@ -32,6 +32,20 @@ export {
   DEFAULT_EXISTS_CACHE_ENTRIES,
   type ExistsCache,
 } from "./exists-cache.js";
+export {
+  type AdmitRefusal,
+  type Authenticate,
+  addressGroup,
+  createLiveCallers,
+  DEFAULT_MAX_CONNECTIONS_PER_IP,
+  DEFAULT_MAX_CONNECTIONS_PER_USER,
+  DEFAULT_RECHECK_INTERVAL_MS,
+  type LiveCallers,
+  type LiveCallersOptions,
+  type LiveConnectionHandle,
+  type LiveRequest,
+  sameCaller,
+} from "./live-callers.js";
 export { type LiveQuery, type LiveQueryContext, openLiveQuery } from "./live-query.js";
 export {
   ChangeFeedError,
@@ -100,7 +114,6 @@ export {
   type SyncTables,
   syncMigrations,
 } from "./tables.js";
-export type { Authenticate } from "./upgrade.js";
 export {
   type ChangeViewer,
   cachedExistsResolver,

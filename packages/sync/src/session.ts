@@ -54,6 +54,7 @@ export interface FrameSink {
 
 /** One caller's subscriptions, independent of the transport that carries them. */
 export interface Session {
+  /** The caller, as last resolved (see `rebind`). */
   readonly auth: AuthContext;
   /** Acts on one parsed client frame. */
   handle(frame: ClientFrame): void;
@@ -63,6 +64,13 @@ export interface Session {
   deliver(changes: readonly LoggedChange[], resolveExists: ExistsResolver): void;
   /** The log was reset: every subscription gets `RESYNC_REQUIRED` and is dropped. */
   reset(): void;
+  /**
+   * The caller's context changed (organization, roles, entitlements): from
+   * now on the session reads as `auth`. Entity subscriptions get
+   * `RESYNC_REQUIRED` and are dropped (the client subscribes again and gets
+   * a snapshot of what it may now see); live queries run again as `auth`.
+   */
+  rebind(auth: AuthContext): void;
   /** Drops every subscription; later batches are ignored. */
   close(): void;
 }
@@ -115,13 +123,16 @@ function parseSince(since: string): number | null {
  * subscription's `where`.
  */
 export function openSession(
-  auth: AuthContext,
+  initialAuth: AuthContext,
   sync: Sync,
   sink: FrameSink,
   onError: (error: unknown) => void,
 ): Session {
   const subscriptions = new Map<string, Subscription>();
   const liveQueries = new Map<string, LiveQuery>();
+  // The frames the live queries were opened with, to run them again after `rebind`.
+  const queryFrames = new Map<string, LiveQueryFrame>();
+  let auth = initialAuth;
   let closed = false;
 
   const send = (frame: ServerFrame): void => {
@@ -264,6 +275,7 @@ export function openSession(
   const failQuery = (id: string, error: unknown): void => {
     if (liveQueries.get(id) === undefined) return;
     liveQueries.delete(id);
+    queryFrames.delete(id);
     if (isWireError(error) && error.status < 500) {
       sendError(id, error.code, error.message);
       return;
@@ -296,6 +308,7 @@ export function openSession(
       sendError(frame.id, "LIVE_QUERIES_UNAVAILABLE");
       return;
     }
+    queryFrames.set(frame.id, frame);
     liveQueries.set(frame.id, openLiveQuery(frame, { sync, auth, send, fail: failQuery }));
   };
 
@@ -340,7 +353,9 @@ export function openSession(
   };
 
   return {
-    auth,
+    get auth() {
+      return auth;
+    },
     handle(frame) {
       if (closed) return;
       switch (frame.type) {
@@ -351,6 +366,7 @@ export function openSession(
           subscriptions.delete(frame.id);
           liveQueries.get(frame.id)?.close();
           liveQueries.delete(frame.id);
+          queryFrames.delete(frame.id);
           return;
         case "subscribe":
           if ("query" in frame) subscribeQuery(frame);
@@ -376,9 +392,28 @@ export function openSession(
         sendError(subscription.id, "RESYNC_REQUIRED");
       }
     },
+    rebind(next) {
+      if (closed) return;
+      auth = next;
+      for (const subscription of [...subscriptions.values()]) {
+        subscriptions.delete(subscription.id);
+        sendError(
+          subscription.id,
+          "RESYNC_REQUIRED",
+          "Your access changed; subscribe again for a snapshot of what you may see now.",
+        );
+      }
+      for (const [id, query] of [...liveQueries]) {
+        query.close();
+        const frame = queryFrames.get(id);
+        if (frame === undefined) continue;
+        liveQueries.set(id, openLiveQuery(frame, { sync, auth, send, fail: failQuery }));
+      }
+    },
     close() {
       closed = true;
       subscriptions.clear();
+      queryFrames.clear();
       for (const query of liveQueries.values()) query.close();
       liveQueries.clear();
     },

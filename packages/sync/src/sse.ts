@@ -2,9 +2,11 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { toErrorResponse } from "@svc/schema";
 import type { Sync } from "./create-sync.js";
 import { SyncError } from "./errors.js";
+import type { Authenticate } from "./live-callers.js";
+import { createLiveCallers, type LiveCallers } from "./live-callers.js";
 import { openSession, type Session } from "./session.js";
 import { parseEventsQuery } from "./sse-query.js";
-import { type Authenticate, bearerOf, originTrusted } from "./upgrade.js";
+import { bearerOf, originTrusted } from "./upgrade.js";
 import type { ServerFrame } from "./ws-frames.js";
 
 /** Default bound of a stream's unsent bytes: 1 MiB. */
@@ -19,6 +21,8 @@ export interface EventStreamOptions {
   readonly sync: Sync;
   /** Resolves the caller, as for `attachWebSocket`: bearer header, else the cookie. */
   readonly authenticate: Authenticate;
+  /** The live callers shared with the other transports (see `attachWebSocket`). Default: its own. */
+  readonly callers?: LiveCallers;
   /** Origins allowed to open streams (see `attachWebSocket`); `true` trusts every origin. */
   readonly trustedOrigins: true | readonly string[];
   /** Bytes a stream may leave unsent before it is ended (the client resumes). Default 1 MiB. */
@@ -44,6 +48,10 @@ export interface EventStreams {
 interface Stream {
   readonly res: ServerResponse;
   readonly session: Session;
+}
+
+function errorBody(code: "CREDENTIAL_REVOKED"): { code: string; message: string } {
+  return { code, message: new SyncError(code).message };
 }
 
 function reportError(error: unknown): void {
@@ -103,6 +111,7 @@ export function createEventStreams(options: EventStreamOptions): EventStreams {
   const onError = options.onError ?? reportError;
   const maxQueue = options.maxQueue ?? DEFAULT_EVENTS_MAX_QUEUE;
   const streams = new Set<Stream>();
+  const callers = options.callers ?? createLiveCallers({ authenticate: options.authenticate });
   let closed = false;
 
   const stopChanges = sync.subscribe((changes, resolveExists) => {
@@ -164,7 +173,24 @@ export function createEventStreams(options: EventStreamOptions): EventStreams {
     if (auth === null || (!auth.isAdmin && auth.userId === null)) {
       throw new SyncError("AUTH_REQUIRED");
     }
+    // An entity without a read rule is denied before the stream opens, as `/ws` denies it.
+    if (!auth.isAdmin && (sync.policies.compiled.rules.get(frame.entity)?.read.length ?? 0) === 0) {
+      throw new SyncError("POLICY_DENIED");
+    }
     if (closed || req.destroyed) throw new SyncError("SERVICE_UNAVAILABLE");
+    let stream: Stream | undefined;
+    const release = callers.admit(
+      { auth, req, bearer: bearer.token },
+      {
+        revoked() {
+          if (stream === undefined) return;
+          write(eventOf({ type: "error", error: errorBody("CREDENTIAL_REVOKED") }));
+          end();
+        },
+        changed: (next) => stream?.session.rebind(next),
+      },
+    );
+    if (typeof release === "string") throw new SyncError(release);
     res.writeHead(200, {
       ...headers,
       "Content-Type": "text/event-stream; charset=utf-8",
@@ -178,7 +204,8 @@ export function createEventStreams(options: EventStreamOptions): EventStreams {
     const end = (): void => {
       if (ended) return;
       ended = true;
-      streams.delete(stream);
+      release();
+      if (stream !== undefined) streams.delete(stream);
       session.close();
       res.end();
     };
@@ -202,7 +229,7 @@ export function createEventStreams(options: EventStreamOptions): EventStreams {
       },
       onError,
     );
-    const stream: Stream = { res, session };
+    stream = { res, session };
     streams.add(stream);
     res.on("close", end);
     session.handle(frame);
@@ -234,6 +261,8 @@ export function createEventStreams(options: EventStreamOptions): EventStreams {
         clearInterval(keepalive);
         stopChanges();
         stopResets();
+        // A registry of its own stops with it; a shared one is its owner's to close.
+        if (options.callers === undefined) callers.close();
       }
       const open = [...streams].map(
         (stream) =>

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { AuthContext } from "@svc/schema";
+import type { Authenticate } from "./live-callers.js";
 
 // Request helpers shared by the upgrade (WebSocket) and streaming (SSE)
 // transports: where the caller's credential is, whether the page's origin
@@ -54,12 +55,6 @@ export function pathOf(url: string | undefined): string {
   return query === -1 ? (url ?? "") : (url ?? "").slice(0, query);
 }
 
-/** Resolves a request's caller (see `WebSocketOptions.authenticate`). */
-export type Authenticate = (
-  req: IncomingMessage,
-  bearer: string | undefined,
-) => Promise<AuthContext | null>;
-
 /**
  * The caller of a live-transport request: a signed-in user or the admin
  * token, else the reason it is refused (anonymous callers cannot subscribe).
@@ -67,12 +62,14 @@ export type Authenticate = (
 export async function resolveCaller(
   req: IncomingMessage,
   authenticate: Authenticate,
-): Promise<{ auth: AuthContext } | { reason: string }> {
+): Promise<{ auth: AuthContext; bearer: string | undefined } | { reason: string }> {
   const bearer = bearerOf(req);
   if ("malformed" in bearer) return { reason: "the Authorization header must be Bearer <token>" };
   try {
     const auth = await authenticate(req, bearer.token);
-    if (auth !== null && (auth.isAdmin || auth.userId !== null)) return { auth };
+    if (auth !== null && (auth.isAdmin || auth.userId !== null)) {
+      return { auth, bearer: bearer.token };
+    }
     if (auth === null && bearer.token !== undefined) return { reason: "invalid token" };
     return { reason: "authentication required" };
   } catch (error) {

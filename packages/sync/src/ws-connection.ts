@@ -15,6 +15,8 @@ export interface Connection {
   readonly session: Session;
   /** Set by the keepalive ping, cleared by the pong. */
   alive: boolean;
+  /** Drops the session and closes the socket with `code` (once). */
+  end(code: number, reason: string): void;
 }
 
 /** What a connection needs from its hub. */
@@ -89,7 +91,7 @@ export function openConnection(
     session.handle(parsed.data);
   });
 
-  const connection: Connection = { socket, raw, session, alive: true };
+  const connection: Connection = { socket, raw, session, alive: true, end: close };
   socket.on("pong", () => {
     connection.alive = true;
   });

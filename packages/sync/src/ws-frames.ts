@@ -121,9 +121,12 @@ export type ServerFrame = SnapshotFrame | ChangeFrame | ResultFrame | ErrorFrame
 
 /**
  * WebSocket close codes the server uses: 1001 server going away, 1003 a
- * binary frame, 1007 text that is not JSON, 1008 no or an invalid caller,
- * 1009 a frame over 64 KiB, 1011 an unexpected failure, 1013 the consumer
- * fell too far behind (resume from the last cursor).
+ * binary frame, 1007 text that is not JSON, 1008 no or an invalid caller
+ * (also when the connection's credential is revoked or expires while it is
+ * open: reason `credential revoked`), 1009 a frame over 64 KiB, 1011 an
+ * unexpected failure, 1013 try again later: the consumer fell too far
+ * behind (resume from the last cursor), or the caller or its address holds
+ * as many live connections as it may (reason `TOO_MANY_CONNECTIONS`).
  */
 export const WS_CLOSE_CODES = {
   GOING_AWAY: 1001,

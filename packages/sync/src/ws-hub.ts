@@ -3,6 +3,7 @@ import type { Duplex } from "node:stream";
 import type { AuthContext } from "@svc/schema";
 import { type WebSocket, WebSocketServer } from "ws";
 import type { Sync } from "./create-sync.js";
+import { type Authenticate, createLiveCallers, type LiveCallers } from "./live-callers.js";
 import { originTrusted, pathOf, refuse, resolveCaller } from "./upgrade.js";
 import { type Connection, openConnection } from "./ws-connection.js";
 import { MAX_CLIENT_FRAME_BYTES, WS_CLOSE_CODES } from "./ws-frames.js";
@@ -32,7 +33,14 @@ export interface WebSocketOptions {
    * null, or throw, for an invalid credential. A caller that is neither a
    * user nor the admin token is refused: the socket is closed with 1008.
    */
-  authenticate(req: IncomingMessage, bearer: string | undefined): Promise<AuthContext | null>;
+  readonly authenticate: Authenticate;
+  /**
+   * The registry of live callers shared with the server's other live
+   * transports: it bounds connections per user and per address and
+   * re-checks callers when credentials change (`LiveCallers.recheckUser`).
+   * Default: one of this hub's own, with the default bounds.
+   */
+  readonly callers?: LiveCallers;
   /**
    * Origins allowed to open sockets (requests without `Origin` are not
    * browsers and pass); the server's own origin (`Host`) always is. `true`
@@ -57,6 +65,12 @@ export interface WebSocketHub {
    * 1000) are terminated.
    */
   close(options?: { timeoutMs?: number }): Promise<void>;
+}
+
+/** A caller the registry admitted, until its socket closes. */
+interface Admitted {
+  connection: Connection | undefined;
+  release: () => void;
 }
 
 function destroySocket(this: Duplex): void {
@@ -100,6 +114,7 @@ export function attachWebSocket(server: Server, options: WebSocketOptions): WebS
   const onError = options.onError ?? reportError;
   const context = { sync, maxQueue: options.maxQueue ?? DEFAULT_WS_MAX_QUEUE, onError };
   const connections = new Set<Connection>();
+  const callers = options.callers ?? createLiveCallers({ authenticate: options.authenticate });
   let closed = false;
   const wss = new WebSocketServer({
     noServer: true,
@@ -118,16 +133,44 @@ export function attachWebSocket(server: Server, options: WebSocketOptions): WebS
   const accept = (
     ws: WebSocket,
     raw: Duplex,
-    caller: { auth: AuthContext } | { reason: string },
+    caller: { auth: AuthContext; admitted: Admitted } | { reason: string },
   ): void => {
     if ("reason" in caller) {
-      ws.close(WS_CLOSE_CODES.POLICY_VIOLATION, caller.reason);
+      ws.close(
+        caller.reason === "TOO_MANY_CONNECTIONS"
+          ? WS_CLOSE_CODES.TRY_AGAIN_LATER
+          : WS_CLOSE_CODES.POLICY_VIOLATION,
+        caller.reason,
+      );
       return;
     }
     ws.on("error", ignore);
     const connection = openConnection(ws, raw, caller.auth, context);
+    caller.admitted.connection = connection;
     connections.add(connection);
-    ws.once("close", () => connections.delete(connection));
+    ws.once("close", () => {
+      connections.delete(connection);
+      caller.admitted.release();
+    });
+  };
+
+  /** Registers a resolved caller; the connection is bound once the upgrade completes. */
+  const admit = (
+    req: IncomingMessage,
+    caller: { auth: AuthContext; bearer: string | undefined },
+  ): { auth: AuthContext; admitted: Admitted } | { reason: string } => {
+    const admitted: Admitted = { connection: undefined, release: ignore };
+    const release = callers.admit(
+      { auth: caller.auth, req, bearer: caller.bearer },
+      {
+        revoked: () =>
+          admitted.connection?.end(WS_CLOSE_CODES.POLICY_VIOLATION, "credential revoked"),
+        changed: (auth) => admitted.connection?.session.rebind(auth),
+      },
+    );
+    if (typeof release === "string") return { reason: release };
+    admitted.release = release;
+    return { auth: caller.auth, admitted };
   };
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
@@ -146,13 +189,17 @@ export function attachWebSocket(server: Server, options: WebSocketOptions): WebS
       refuse(socket, 403, "Forbidden");
       return;
     }
-    void resolveCaller(req, options.authenticate).then((caller) => {
+    void resolveCaller(req, options.authenticate).then((resolved) => {
       if (socket.destroyed) return;
       if (closed) {
         refuse(socket, 503, "Service Unavailable");
         return;
       }
-      wss.handleUpgrade(req, socket, head, (ws) => accept(ws, socket, caller));
+      const caller = "reason" in resolved ? resolved : admit(req, resolved);
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        if ("admitted" in caller && ws.readyState !== ws.OPEN) caller.admitted.release();
+        accept(ws, socket, caller);
+      });
     });
   };
   server.on("upgrade", onUpgrade);
@@ -191,6 +238,8 @@ export function attachWebSocket(server: Server, options: WebSocketOptions): WebS
         clearInterval(keepalive);
         stopChanges();
         stopResets();
+        // A registry of its own stops with it; a shared one is its owner's to close.
+        if (options.callers === undefined) callers.close();
       }
       const open = [...connections].map(
         (connection) =>

@@ -144,6 +144,6 @@ export async function proveAddress(
   const claimed = await runtime.store.frameworkTransaction(adminAuth, (tx) =>
     proveAddressIn(runtime, tx, user.id, proof),
   );
-  if (claimed !== null) runtime.credentials.forgetUser(user.id);
+  if (claimed !== null) await runtime.credentials.forgetUser(user.id, "account-claimed");
   return claimed;
 }

@@ -178,7 +178,7 @@ export async function signInWithIdentity(
   for (let attempt = 0; ; attempt++) {
     try {
       const linked = await linkIdentity(runtime, checked, client.ip);
-      if (linked.claimed) runtime.credentials.forgetUser(linked.userId);
+      if (linked.claimed) await runtime.credentials.forgetUser(linked.userId, "account-claimed");
       return signInAs(linked.userId, linked.created);
     } catch (error) {
       if (attempt > 0 || !isUniqueViolation(error)) throw error;

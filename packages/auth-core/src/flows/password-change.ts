@@ -100,6 +100,6 @@ export async function changePassword(
     });
     return count;
   });
-  runtime.credentials.forgetUser(userId);
+  await runtime.credentials.forgetUser(userId, "password-changed");
   return { changed: true, revoked_sessions: revoked };
 }

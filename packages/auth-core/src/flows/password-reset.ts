@@ -179,6 +179,6 @@ export async function resetPassword(
     );
   }
   if (result.outcome === "invalid") throw new AuthError("INVALID_CODE");
-  runtime.credentials.forgetUser(result.userId);
+  await runtime.credentials.forgetUser(result.userId, "password-reset");
   return completeSignIn(runtime, { userId: result.userId, method: "password-reset", client });
 }

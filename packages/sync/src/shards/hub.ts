@@ -3,7 +3,8 @@ import type { Duplex } from "node:stream";
 import { type CompiledPolicies, checkJoin, type ExistsResolver } from "@svc/policy-engine";
 import type { AuthContext, RoomDef, RoomLogic } from "@svc/schema";
 import { WebSocketServer } from "ws";
-import { type Authenticate, originTrusted, pathOf, refuse, resolveCaller } from "../upgrade.js";
+import { type Authenticate, createLiveCallers, type LiveCallers } from "../live-callers.js";
+import { originTrusted, pathOf, refuse, resolveCaller } from "../upgrade.js";
 import { WS_CLOSE_CODES } from "../ws-frames.js";
 import { MAX_SHARD_FRAME_BYTES } from "./frames.js";
 import { type MemberSocket, openMember } from "./member.js";
@@ -37,6 +38,12 @@ export interface ShardOptions {
   readonly policies: CompiledPolicies;
   /** Resolves the caller of an upgrade request; the contract of `attachWebSocket`'s `authenticate`. */
   readonly authenticate: Authenticate;
+  /**
+   * The live callers shared with the other transports (see `attachWebSocket`):
+   * a revoked caller's member sockets close with 1008, and a caller whose
+   * organization or roles changed is held to the join rule again. Default: its own.
+   */
+  readonly callers?: LiveCallers;
   /**
    * Origins allowed to open sockets (requests without `Origin` pass, the
    * server's own origin always does); `true` trusts every origin (dev mode).
@@ -149,6 +156,7 @@ export function attachShards(server: Server, options: ShardOptions): ShardHub {
   );
   const instances = new Map<string, RoomInstance>();
   const sockets = new Set<MemberSocket>();
+  const callers = options.callers ?? createLiveCallers({ authenticate: options.authenticate });
   let closed = false;
   const wss = new WebSocketServer({
     noServer: true,
@@ -239,9 +247,28 @@ export function attachShards(server: Server, options: ShardOptions): ShardHub {
           else ws.close(WS_CLOSE_CODES.POLICY_VIOLATION, "join denied");
           return;
         }
+        const release = callers.admit(
+          { auth: caller.auth, req, bearer: caller.bearer },
+          {
+            revoked: () => ws.close(WS_CLOSE_CODES.POLICY_VIOLATION, "credential revoked"),
+            changed: (auth) => {
+              // Still a member only while the join rule admits the caller as it is now.
+              void admitted(auth, kind.name, target.key).then((verdict) => {
+                if (verdict !== true) ws.close(WS_CLOSE_CODES.POLICY_VIOLATION, "join denied");
+              });
+            },
+          },
+        );
+        if (typeof release === "string") {
+          ws.close(WS_CLOSE_CODES.TRY_AGAIN_LATER, release);
+          return;
+        }
         const member = openMember(ws, caller.auth, instanceOf(kind, target.key), memberContext);
         sockets.add(member);
-        ws.on("close", () => sockets.delete(member));
+        ws.on("close", () => {
+          sockets.delete(member);
+          release();
+        });
       });
     })().catch(onError);
   };
@@ -287,6 +314,8 @@ export function attachShards(server: Server, options: ShardOptions): ShardHub {
         closed = true;
         for (const { server: target, listener } of attached) target.off("upgrade", listener);
         clearInterval(keepalive);
+        // A registry of its own stops with it; a shared one is its owner's to close.
+        if (options.callers === undefined) callers.close();
       }
       const open = [...sockets].map(
         (member) =>
