@@ -10,6 +10,8 @@ export { checkCsrf } from "./express/csrf.js";
 export { DatabaseRateLimitStore } from "./express/rate-limit-store.js";
 export {
   createRateLimits,
+  DEFAULT_ACCOUNT_LOCKOUT,
+  DEFAULT_KNOWN_ADDRESS_MS,
   DEFAULT_PER_ACCOUNT,
   DEFAULT_PER_IP,
   type LimitRule,

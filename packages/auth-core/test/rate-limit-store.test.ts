@@ -94,6 +94,36 @@ describe.each(databases)("DatabaseRateLimitStore on $name", (database) => {
     expect((await limiter.increment("198.51.100.1")).totalHits).toBe(4);
   });
 
+  it("get reads the window in force without counting, undefined once it ended", async () => {
+    const f = fixture();
+    const limiter = limiterOn(f);
+    expect(await limiter.get(KEY)).toBeUndefined();
+    await limiter.increment(KEY);
+    await limiter.increment(KEY);
+    const expected = { totalHits: 2, resetTime: new Date(START + WINDOW_MS) };
+    expect(await limiter.get(KEY)).toEqual(expected);
+    expect(await limiter.get(KEY)).toEqual(expected);
+    f.clock.advance(WINDOW_MS);
+    expect(await limiter.get(KEY)).toBeUndefined();
+  });
+
+  it("mark starts a fresh one-hit window, renewed by marking again", async () => {
+    const f = fixture();
+    const known = new DatabaseRateLimitStore(f.database, {
+      prefix: "known:",
+      now: f.clock.now,
+      windowMs: 10_000,
+    });
+    await known.mark(KEY);
+    expect(await known.get(KEY)).toEqual({ totalHits: 1, resetTime: new Date(START + 10_000) });
+    f.clock.advance(9_000);
+    await known.mark(KEY);
+    f.clock.advance(9_000);
+    expect(await known.get(KEY)).toEqual({ totalHits: 1, resetTime: new Date(START + 19_000) });
+    f.clock.advance(1_000);
+    expect(await known.get(KEY)).toBeUndefined();
+  });
+
   it("keeps prefixes apart", async () => {
     const f = fixture();
     const perIp = limiterOn(f, f.database, "ip:");

@@ -14,10 +14,18 @@ export class DatabaseRateLimitStore implements Store {
   readonly #database: AuthDatabase;
   readonly #now: () => number;
 
-  constructor(database: AuthDatabase, options: { prefix: string; now?: () => number }) {
+  /**
+   * `windowMs` is the window before express-rate-limit's `init` sets it
+   * (default one minute); a store used on its own passes it here.
+   */
+  constructor(
+    database: AuthDatabase,
+    options: { prefix: string; now?: () => number; windowMs?: number },
+  ) {
     this.#database = database;
     this.prefix = options.prefix;
     this.#now = options.now ?? Date.now;
+    if (options.windowMs !== undefined) this.#windowMs = options.windowMs;
   }
 
   init(options: Options): void {
@@ -56,6 +64,27 @@ export class DatabaseRateLimitStore implements Store {
       totalHits: Number(row?.hits ?? 1),
       resetTime: new Date(Number(row?.reset_at ?? resetAt)),
     };
+  }
+
+  /** The count of the window in force for `key`, or undefined when it has none (or it ended). */
+  async get(key: string): Promise<ClientRateLimitInfo | undefined> {
+    const result = await sql<{ hits: number; reset_at: number }>`
+      select hits, reset_at from ${this.#table()}
+      where key = ${this.prefix + key} and reset_at > ${this.#now()}`.execute(this.#database.db);
+    const row = result.rows[0];
+    if (row === undefined) return undefined;
+    return { totalHits: Number(row.hits), resetTime: new Date(Number(row.reset_at)) };
+  }
+
+  /**
+   * Starts a fresh window of one hit for `key`, replacing any count: a
+   * mark that lasts `windowMs` from now (renewed by marking again).
+   */
+  async mark(key: string): Promise<void> {
+    const resetAt = this.#now() + this.#windowMs;
+    await sql`
+      insert into ${this.#table()} (key, hits, reset_at) values (${this.prefix + key}, 1, ${resetAt})
+      on conflict (key) do update set hits = 1, reset_at = ${resetAt}`.execute(this.#database.db);
   }
 
   async decrement(key: string): Promise<void> {

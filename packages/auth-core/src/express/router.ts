@@ -13,7 +13,7 @@ import { AuthError } from "../errors.js";
 import { resolveRedirect } from "../flows/redirect-target.js";
 import { type CookieSettings, clearedSessionCookie, clientOf, sessionCookie } from "./cookies.js";
 import { authJsonBody, bodyOf } from "./json-body.js";
-import { createRateLimits, type LimitRule } from "./rate-limits.js";
+import { createRateLimits, type RateLimitOptions } from "./rate-limits.js";
 import { getAuth } from "./request-auth.js";
 import { registerTotpRoutes } from "./totp-routes.js";
 
@@ -25,7 +25,9 @@ export interface AuthRouterOptions {
   /** The server's public address (`SVC_PUBLIC_URL`) for links in emails; default the request's own. */
   readonly publicURL?: string | undefined;
   /** The sign-in rate limits; `false` turns them off (`SVC_RATE_LIMIT=off`). Default on. */
-  readonly rateLimit?: false | { perIp?: LimitRule; perAccount?: LimitRule; now?: () => number };
+  readonly rateLimit?:
+    | false
+    | Pick<RateLimitOptions, "perIp" | "perAccount" | "accountLockout" | "knownAddressMs" | "now">;
   /** Largest accepted body. Default 64 KiB. */
   readonly bodyLimitBytes?: number;
   /** Overrides the magic-code email's subject (`SVC_AUTH_EMAIL_SUBJECT`). */
@@ -58,8 +60,14 @@ export function createAuthRouter(auth: Auth, options: AuthRouterOptions): Router
   const body = authJsonBody(options.bodyLimitBytes ?? 64 * 1024);
   const limits =
     options.rateLimit === false
-      ? { perIp: passThrough, perAccount: passThrough, perUser: passThrough }
-      : createRateLimits({ database: auth.database, ...options.rateLimit });
+      ? {
+          perIp: passThrough,
+          perAccount: passThrough,
+          perUser: passThrough,
+          accountLockout: passThrough,
+        }
+      : // Past the account-wide lockout, a solved CAPTCHA (when configured) lets a caller in.
+        createRateLimits({ database: auth.database, captcha: auth.captcha, ...options.rateLimit });
   const captcha: RequestHandler = (req, _res, next) => {
     if (auth.captcha === undefined) {
       next();
@@ -101,9 +109,16 @@ export function createAuthRouter(auth: Auth, options: AuthRouterOptions): Router
       );
     },
   );
-  router.post("/api/auth/magic/verify", body, limits.perIp, limits.perAccount, async (req, res) => {
-    signedIn(res, await auth.verifyMagicCode(bodyOf(req), clientOf(req)));
-  });
+  router.post(
+    "/api/auth/magic/verify",
+    body,
+    limits.perIp,
+    limits.perAccount,
+    limits.accountLockout,
+    async (req, res) => {
+      signedIn(res, await auth.verifyMagicCode(bodyOf(req), clientOf(req)));
+    },
+  );
   router.post(
     "/api/auth/magic-link/send",
     body,
@@ -168,6 +183,7 @@ export function createAuthRouter(auth: Auth, options: AuthRouterOptions): Router
     body,
     limits.perIp,
     limits.perAccount,
+    limits.accountLockout,
     async (req, res) => {
       signedIn(res, await auth.loginPassword(bodyOf(req), clientOf(req)));
     },
@@ -187,6 +203,7 @@ export function createAuthRouter(auth: Auth, options: AuthRouterOptions): Router
     body,
     limits.perIp,
     limits.perAccount,
+    limits.accountLockout,
     async (req, res) => {
       signedIn(res, await auth.resetPassword(bodyOf(req), clientOf(req)));
     },
@@ -204,9 +221,16 @@ export function createAuthRouter(auth: Auth, options: AuthRouterOptions): Router
       res.json(await auth.sendPhoneCode(bodyOf(req), { exposeDevCode: devCode(req) }));
     },
   );
-  router.post("/api/auth/phone/verify", body, limits.perIp, limits.perAccount, async (req, res) => {
-    signedIn(res, await auth.verifyPhoneCode(bodyOf(req), clientOf(req)));
-  });
+  router.post(
+    "/api/auth/phone/verify",
+    body,
+    limits.perIp,
+    limits.perAccount,
+    limits.accountLockout,
+    async (req, res) => {
+      signedIn(res, await auth.verifyPhoneCode(bodyOf(req), clientOf(req)));
+    },
+  );
   router.post("/api/auth/email/send-verification", body, limits.perIp, async (req, res) => {
     res.json(await auth.sendVerification(getAuth(req), { exposeDevCode: devCode(req) }));
   });
