@@ -60,6 +60,12 @@ export interface AppOptions {
   corsOrigins: readonly string[];
   /** Origins trusted for cookie-authenticated changes outside dev mode. Default `corsOrigins`. */
   csrfOrigins?: readonly string[];
+  /**
+   * The app's public address (`SVC_PUBLIC_URL`): its origin is trusted by
+   * the CSRF checks like the server's own, which a proxy that rewrites
+   * `Host` hides.
+   */
+  publicURL?: string | undefined;
   /** True when the database lives in memory (enables the dev reset endpoint). */
   inMemory: boolean;
   bodyLimitBytes: number;
@@ -86,6 +92,13 @@ export interface App {
   readonly metrics: ServerMetrics;
 }
 
+/** `origins` plus the origin of `url` (when given and not listed yet). */
+function withOrigin(origins: readonly string[], url: string | undefined): readonly string[] {
+  if (url === undefined || !URL.canParse(url)) return origins;
+  const { origin } = new URL(url);
+  return origins.includes(origin) ? origins : [...origins, origin];
+}
+
 function logInternalError(error: unknown, req: Request): void {
   console.error(`svc: ${req.method} ${req.path} failed:`, error);
 }
@@ -105,6 +118,12 @@ export function createApp(options: AppOptions): App {
   // `/API/fn/x` must not reach a route past the /api gate's prefix check.
   app.set("case sensitive routing", true);
 
+  // Who may change things with the session cookie, and sign in with one:
+  // the CSRF list plus the public address's origin (dev mode: any origin).
+  const csrfOrigins: true | readonly string[] = options.devMode
+    ? true
+    : withOrigin(options.csrfOrigins ?? options.corsOrigins, options.publicURL);
+
   app.use(metrics.middleware);
   // Before anything reads the path: absolute-form targets become origin
   // form (or are refused), so the gate below and the router agree on it.
@@ -115,7 +134,7 @@ export function createApp(options: AppOptions): App {
     apiGate({
       authenticate: options.authenticate,
       corsOrigins: options.devMode ? true : options.corsOrigins,
-      csrfOrigins: options.devMode ? true : (options.csrfOrigins ?? options.corsOrigins),
+      csrfOrigins,
       ...(options.files !== undefined && { filesURLPrefix: options.files.urlPrefix }),
     }),
   );
@@ -128,7 +147,9 @@ export function createApp(options: AppOptions): App {
   registerFunctionRoutes(app, options.functions, body, idempotency);
   registerEntityRoutes(app, options.store, body, idempotency);
   registerBatchRoutes(app, options.store, body);
-  if (options.auth !== undefined) app.use(createAuthRouter(options.auth.core, options.auth.router));
+  if (options.auth !== undefined) {
+    app.use(createAuthRouter(options.auth.core, { ...options.auth.router, csrfOrigins }));
+  }
   if (options.oauth !== undefined) app.use(createOAuthRouter(options.oauth));
   if (options.billing !== undefined) {
     app.use(

@@ -11,6 +11,7 @@ import {
   readJSON,
   registerPassword,
   request,
+  sessionSetCookie,
   signInWithMagicCode,
   startAuthServer,
   startHttpStub,
@@ -22,6 +23,8 @@ const DEV = { SVC_DEV_MODE: "true", SVC_RATE_LIMIT: "off" } as const;
 const PASSWORD = "correct horse battery";
 const GOOD_CAPTCHA = "solved-challenge";
 const CAPTCHA_SECRET = "captcha-secret-for-tests";
+/** The public address of the production-shaped server, which Host never names (a proxy in front). */
+const PUBLIC_URL = "https://api.example.com";
 
 /** A code guaranteed to differ from `code`. */
 function wrongCodeFor(code: string): string {
@@ -432,13 +435,20 @@ describe.each(testDatabases())("sign-in abuse controls on $name", (database) => 
     let production: AuthTestServer;
     let disposeProductionDatabase: (() => Promise<void>) | undefined;
     let token: string;
+    let loginEmail: string;
 
-    // Outside dev mode: dev mode trusts every origin.
+    // Outside dev mode: dev mode trusts every origin. Behind a proxy that
+    // rewrites Host: the browser's origin is only known from SVC_PUBLIC_URL.
     beforeAll(async () => {
       const db = await createTestDatabase(database);
       disposeProductionDatabase = () => db[Symbol.asyncDispose]();
-      production = await startAuthServer({ SVC_RATE_LIMIT: "off", ...databaseEnv(db.target) });
-      ({ token } = await registerPassword(production, nextEmail(), PASSWORD));
+      production = await startAuthServer({
+        SVC_RATE_LIMIT: "off",
+        SVC_PUBLIC_URL: PUBLIC_URL,
+        ...databaseEnv(db.target),
+      });
+      loginEmail = nextEmail();
+      ({ token } = await registerPassword(production, loginEmail, PASSWORD));
     });
     afterAll(async () => {
       await production?.[Symbol.asyncDispose]();
@@ -475,6 +485,13 @@ describe.each(testDatabases())("sign-in abuse controls on $name", (database) => 
         () => ({ origin: TRUSTED_ORIGIN }),
       ],
       ["the cookie and the server's own origin", "cookie", () => ({ origin: production.url })],
+      // Regression (issue 21): behind a proxy the Host is the upstream's,
+      // so the public address's origin was refused.
+      [
+        "the cookie and SVC_PUBLIC_URL's origin under another Host",
+        "cookie",
+        () => ({ origin: new URL(PUBLIC_URL).origin }),
+      ],
       [
         "the cookie and Sec-Fetch-Site: same-origin",
         "cookie",
@@ -504,6 +521,57 @@ describe.each(testDatabases())("sign-in abuse controls on $name", (database) => 
       expect(error).toMatchObject({ status: 403, code: "CSRF_FAILED" });
       const me = await request(production, "GET", "/api/auth/me", { token });
       expect(me.status).toBe(200);
+    });
+
+    // Regression (issue 21, finding 5): the sign-in routes set the cookie
+    // for any origin and content type, so a page elsewhere could sign the
+    // browser into the attacker's account with a text/plain form.
+    it.each([
+      [
+        "password login",
+        "/api/auth/password/login",
+        () => ({ email: loginEmail, password: PASSWORD }),
+      ],
+      ["guest", "/api/auth/guest", () => undefined],
+    ])(
+      "refuses a %s from another site's form (403 CSRF_FAILED, no cookie)",
+      async (_, path, bodyOf) => {
+        const body = bodyOf();
+        const refusals: Record<string, string>[] = [
+          { origin: "https://evil.example", "content-type": "text/plain" },
+          { origin: "https://evil.example", "content-type": "application/json" },
+          { origin: TRUSTED_ORIGIN, "content-type": "text/plain" },
+          { "sec-fetch-site": "cross-site", "content-type": "text/plain" },
+        ];
+        for (const headers of refusals) {
+          const response = request(production, "POST", path, {
+            headers,
+            ...(body !== undefined && { rawBody: JSON.stringify(body) }),
+          });
+          const error = await errorOf(response);
+          expect(error, JSON.stringify(headers)).toMatchObject({
+            status: 403,
+            code: "CSRF_FAILED",
+          });
+          expect(sessionSetCookie(error)).toBeUndefined();
+        }
+      },
+    );
+
+    it.each([
+      ["the manifest's trusted origin", { origin: TRUSTED_ORIGIN }],
+      ["SVC_PUBLIC_URL's origin under another Host", { origin: new URL(PUBLIC_URL).origin }],
+      ["the server's own origin", { origin: "" }],
+      ["no Origin (a native client)", {}],
+    ])("signs in with the cookie from %s", async (_, headers: { origin?: string }) => {
+      const response = await post(
+        production,
+        "/api/auth/password/login",
+        { email: loginEmail, password: PASSWORD },
+        { headers: headers.origin === "" ? { origin: production.url } : headers },
+      );
+      expect(response.status).toBe(200);
+      expect(sessionSetCookie(response)).toMatch(/^svc_session=svc_/);
     });
 
     it("lets safe methods through with any origin", async () => {

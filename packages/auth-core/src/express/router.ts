@@ -15,6 +15,7 @@ import { type CookieSettings, clearedSessionCookie, clientOf, sessionCookie } fr
 import { authJsonBody, bodyOf } from "./json-body.js";
 import { createRateLimits, type RateLimitOptions } from "./rate-limits.js";
 import { getAuth } from "./request-auth.js";
+import { sessionCookieAllowed, signInGuard } from "./sign-in-guard.js";
 import { registerTotpRoutes } from "./totp-routes.js";
 
 /** Options of `createAuthRouter`. */
@@ -22,6 +23,13 @@ export interface AuthRouterOptions {
   readonly cookie: CookieSettings;
   /** Origins a magic link may send the browser back to (besides the server's own). */
   readonly trustedOrigins: readonly string[];
+  /**
+   * Origins a browser may sign in from (the routes that set the session
+   * cookie; see `signInGuard`), besides the server's own and the origin of
+   * `publicURL`; `true` trusts every origin but `null` (dev mode). Default
+   * `trustedOrigins`. svc's server passes its CSRF list (`SVC_CSRF_ORIGINS`).
+   */
+  readonly csrfOrigins?: true | readonly string[];
   /** The server's public address (`SVC_PUBLIC_URL`) for links in emails; default the request's own. */
   readonly publicURL?: string | undefined;
   /** The sign-in rate limits; `false` turns them off (`SVC_RATE_LIMIT=off`). Default on. */
@@ -43,6 +51,15 @@ function isLoopback(req: Request): boolean {
 
 function baseURLOf(req: Request, publicURL: string | undefined): string {
   return publicURL ?? `${req.protocol}://${req.headers.host ?? "localhost"}`;
+}
+
+/** The sign-in origins: the given list plus the public address's origin (a proxy may rewrite `Host`). */
+function signInOrigins(options: AuthRouterOptions): true | readonly string[] {
+  const listed = options.csrfOrigins ?? options.trustedOrigins;
+  if (listed === true) return true;
+  const { publicURL } = options;
+  if (publicURL === undefined || !URL.canParse(publicURL)) return listed;
+  return [...listed, new URL(publicURL).origin];
 }
 
 /**
@@ -77,9 +94,11 @@ export function createAuthRouter(auth: Auth, options: AuthRouterOptions): Router
       next(ok ? undefined : new AuthError("CAPTCHA_FAILED"));
     }, next);
   };
+  // The routes that set the session cookie refuse other sites (login CSRF).
+  const guard = signInGuard(signInOrigins(options));
   // A session sets the cookie; a second-factor challenge is answered as it is.
-  const signedIn = (res: Response, result: SignInResult): void => {
-    if ("token" in result) {
+  const signedIn = (req: Request, res: Response, result: SignInResult): void => {
+    if ("token" in result && sessionCookieAllowed(req)) {
       res.append(
         "Set-Cookie",
         sessionCookie(result.token, auth.sessionLifetimeSecs, options.cookie),
@@ -89,9 +108,14 @@ export function createAuthRouter(auth: Auth, options: AuthRouterOptions): Router
   };
   const devCode = (req: Request): boolean => auth.devMode && isLoopback(req);
 
-  router.post("/api/auth/guest", limits.perIp, async (req, res) => {
+  router.post("/api/auth/guest", guard, limits.perIp, async (req, res) => {
     const result = await auth.createGuest(clientOf(req));
-    res.append("Set-Cookie", sessionCookie(result.token, auth.sessionLifetimeSecs, options.cookie));
+    if (sessionCookieAllowed(req)) {
+      res.append(
+        "Set-Cookie",
+        sessionCookie(result.token, auth.sessionLifetimeSecs, options.cookie),
+      );
+    }
     res.json(result);
   });
   router.post(
@@ -111,12 +135,13 @@ export function createAuthRouter(auth: Auth, options: AuthRouterOptions): Router
   );
   router.post(
     "/api/auth/magic/verify",
+    guard,
     body,
     limits.perIp,
     limits.perAccount,
     limits.accountLockout,
     async (req, res) => {
-      signedIn(res, await auth.verifyMagicCode(bodyOf(req), clientOf(req)));
+      signedIn(req, res, await auth.verifyMagicCode(bodyOf(req), clientOf(req)));
     },
   );
   router.post(
@@ -150,7 +175,7 @@ export function createAuthRouter(auth: Auth, options: AuthRouterOptions): Router
       clientOf(req),
     );
     if (callback === undefined) {
-      signedIn(res, result);
+      signedIn(req, res, result);
       return;
     }
     if ("token" in result) {
@@ -168,24 +193,33 @@ export function createAuthRouter(auth: Auth, options: AuthRouterOptions): Router
   });
   router.post(
     "/api/auth/magic-link/verify",
+    guard,
     body,
     limits.perIp,
     limits.perAccount,
     async (req, res) => {
-      signedIn(res, await auth.verifyMagicLink(bodyOf(req), clientOf(req)));
+      signedIn(req, res, await auth.verifyMagicLink(bodyOf(req), clientOf(req)));
     },
   );
-  router.post("/api/auth/password/register", body, captcha, limits.perIp, async (req, res) => {
-    signedIn(res, await auth.registerPassword(bodyOf(req), clientOf(req)));
-  });
+  router.post(
+    "/api/auth/password/register",
+    guard,
+    body,
+    captcha,
+    limits.perIp,
+    async (req, res) => {
+      signedIn(req, res, await auth.registerPassword(bodyOf(req), clientOf(req)));
+    },
+  );
   router.post(
     "/api/auth/password/login",
+    guard,
     body,
     limits.perIp,
     limits.perAccount,
     limits.accountLockout,
     async (req, res) => {
-      signedIn(res, await auth.loginPassword(bodyOf(req), clientOf(req)));
+      signedIn(req, res, await auth.loginPassword(bodyOf(req), clientOf(req)));
     },
   );
   router.post(
@@ -200,12 +234,13 @@ export function createAuthRouter(auth: Auth, options: AuthRouterOptions): Router
   );
   router.post(
     "/api/auth/password/reset",
+    guard,
     body,
     limits.perIp,
     limits.perAccount,
     limits.accountLockout,
     async (req, res) => {
-      signedIn(res, await auth.resetPassword(bodyOf(req), clientOf(req)));
+      signedIn(req, res, await auth.resetPassword(bodyOf(req), clientOf(req)));
     },
   );
   router.post("/api/auth/password/change", body, limits.perIp, limits.perUser, async (req, res) => {
@@ -223,12 +258,13 @@ export function createAuthRouter(auth: Auth, options: AuthRouterOptions): Router
   );
   router.post(
     "/api/auth/phone/verify",
+    guard,
     body,
     limits.perIp,
     limits.perAccount,
     limits.accountLockout,
     async (req, res) => {
-      signedIn(res, await auth.verifyPhoneCode(bodyOf(req), clientOf(req)));
+      signedIn(req, res, await auth.verifyPhoneCode(bodyOf(req), clientOf(req)));
     },
   );
   router.post("/api/auth/email/send-verification", body, limits.perIp, async (req, res) => {
@@ -293,6 +329,7 @@ export function createAuthRouter(auth: Auth, options: AuthRouterOptions): Router
     cookie: options.cookie,
     json: body,
     limit: limits.perIp,
+    signIn: guard,
   });
   const inbox = auth.devInbox;
   if (auth.devMode && inbox !== undefined) {

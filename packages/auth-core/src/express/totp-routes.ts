@@ -5,6 +5,7 @@ import { TRUSTED_DEVICE_TTL_MS } from "../totp/trusted-devices.js";
 import { type CookieSettings, clientOf, sessionCookie, TRUSTED_DEVICE_COOKIE } from "./cookies.js";
 import { bodyOf } from "./json-body.js";
 import { getAuth } from "./request-auth.js";
+import { sessionCookieAllowed } from "./sign-in-guard.js";
 
 /** Options of `registerTotpRoutes`. */
 export interface TotpRoutesOptions {
@@ -16,6 +17,11 @@ export interface TotpRoutesOptions {
    * endpoints), e.g. the auth router's per-IP limiter. Default none.
    */
   readonly limit?: RequestHandler;
+  /**
+   * Run first on `verify`, which sets the session cookie: the auth
+   * router's `signInGuard` (login CSRF). Default none.
+   */
+  readonly signIn?: RequestHandler;
 }
 
 /** `Set-Cookie` for a trusted device: HttpOnly, the session cookie's attributes, 30 days. */
@@ -45,7 +51,8 @@ function trustedDeviceCookie(token: string, settings: CookieSettings): string {
  */
 export function registerTotpRoutes(router: Router, totp: Totp, options: TotpRoutesOptions): void {
   const { cookie, json } = options;
-  const limit: RequestHandler = options.limit ?? ((_req, _res, next) => next());
+  const pass: RequestHandler = (_req, _res, next) => next();
+  const limit = options.limit ?? pass;
   router.get("/api/auth/totp", async (req, res) => {
     res.json(await totp.status(getAuth(req)));
   });
@@ -58,9 +65,14 @@ export function registerTotpRoutes(router: Router, totp: Totp, options: TotpRout
   router.post("/api/auth/totp/disable", json, limit, async (req, res) => {
     res.json(await totp.disable(getAuth(req), bodyOf(req), req.ip));
   });
-  router.post("/api/auth/totp/verify", json, limit, async (req, res) => {
+  router.post("/api/auth/totp/verify", options.signIn ?? pass, json, limit, async (req, res) => {
     const result = await totp.verifyChallenge(bodyOf(req), clientOf(req));
     const remainingSecs = Math.max(0, result.expires_at - Math.floor(totp.now() / 1000));
+    // A client the guard trusts with no cookie gets none (the token is in the answer).
+    if (!sessionCookieAllowed(req)) {
+      res.json(result);
+      return;
+    }
     res.append("Set-Cookie", sessionCookie(result.token, remainingSecs, cookie));
     if (result.trusted_device !== undefined) {
       res.append("Set-Cookie", trustedDeviceCookie(result.trusted_device.token, cookie));
