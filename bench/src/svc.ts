@@ -56,24 +56,35 @@ export async function signInBenchUser(svc: SvcServer): Promise<CredentialHeaders
   };
 }
 
-/** Starts `node apps/server/dist/main.js` on `port` with a database under `dir`. */
+/**
+ * Starts `node apps/server/dist/main.js` on `port`: on `databaseURL`
+ * (`DATABASE_URL`) when given, else on a SQLite file under `dir`. Servers
+ * meant to act as one deployment get the same `token` and `jwtSecret`.
+ */
 export async function startSvc(options: {
   readonly port: number;
   readonly dir: string;
   readonly token: string;
+  readonly databaseURL?: string;
+  readonly jwtSecret?: string;
+  readonly name?: string;
 }): Promise<SvcServer> {
+  const database: Record<string, string> =
+    options.databaseURL === undefined
+      ? { SVC_DB_PATH: join(options.dir, "bench.db") }
+      : { DATABASE_URL: options.databaseURL };
   const server = await startServer({
-    name: "svc server",
+    name: options.name ?? "svc server",
     port: options.port,
     nodeArgs: [serverMainPath()],
     cwd: options.dir,
     env: {
       SVC_PORT: String(options.port),
       SVC_MANIFEST: manifestPath,
-      SVC_DB_PATH: join(options.dir, "bench.db"),
+      ...database,
       SVC_ADMIN_TOKEN: options.token,
       SVC_DEV_MODE: "false",
-      SVC_JWT_SECRET: randomBytes(32).toString("hex"),
+      SVC_JWT_SECRET: options.jwtSecret ?? randomBytes(32).toString("hex"),
       SVC_JWT_ISSUER: "svc",
     },
     readyPath: "/health",

@@ -1,0 +1,311 @@
+// `pnpm -F @svc/bench run bench:scale`: a one-row mutation on Postgres,
+// bare node:http + pg (baseline P) against svc's `POST /api/fn/touch` on 1,
+// 2 and 3 servers sharing one database (cases S1-S3), with the load split
+// over the servers, the servers' CPU per request summed over all of them,
+// and `pg_stat_activity` sampled during each run so lock waits show.
+// Settings: scale/options.ts and README.md, "Scale-out on Postgres".
+import { randomBytes } from "node:crypto";
+import { existsSync, rmSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { DEFAULT_WRITE_POOL_SIZE } from "@svc/store/pg";
+import { processCpuSeconds } from "./cpu.js";
+import type { LoadRequest } from "./load.js";
+import { BenchConfigError } from "./options.js";
+import { getFreePort, killAllChildren, type ServerProcess, startServer } from "./processes.js";
+import { readScaleOptions, type ScaleOptions } from "./scale/options.js";
+import { formatScaleReport, type ScaleOutcome, scaleVerdict } from "./scale/report.js";
+import { checkDatabase, type RunSchemas, runSchemas } from "./scale/schemas.js";
+import { runSpreadLoad } from "./scale/spread-load.js";
+import { backendPidsOf, startWaitEventSampler } from "./scale/wait-events.js";
+import { createAdminToken, serverMainPath, startSvc } from "./svc.js";
+
+const benchDir = fileURLToPath(new URL("..", import.meta.url));
+const TOUCH_PATH = "/api/fn/touch";
+const BODY = "{}";
+
+let tempDir: string | undefined;
+let schemas: RunSchemas | undefined;
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function oneLine(text: string): string {
+  const first = text.split("\n")[0] ?? "";
+  return first.length > 200 ? `${first.slice(0, 197)}...` : first;
+}
+
+/** Where the case's database lives and the name its connections carry. */
+interface CaseDatabase {
+  readonly url: string;
+  readonly applicationName: string;
+}
+
+/** One case to measure: its servers, the path they answer and the headers to send. */
+interface RunningCase {
+  readonly id: string;
+  readonly label: string;
+  readonly servers: readonly ServerProcess[];
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly database: CaseDatabase;
+}
+
+/** Postgres backends are processes of this machine only when the URL names it. */
+function isLocal(url: string): boolean {
+  const host = new URL(url).hostname;
+  return host === "" || host === "127.0.0.1" || host === "localhost" || host === "[::1]";
+}
+
+function cpuOf(pids: Iterable<number | undefined>): number | undefined {
+  let total = 0;
+  for (const pid of pids) {
+    const seconds = processCpuSeconds(pid);
+    if (seconds === undefined) return undefined;
+    total += seconds;
+  }
+  return total;
+}
+
+/** Sums CPU seconds of backends; one that started during the run counts from 0. */
+function backendCpu(pids: Iterable<number>): Map<number, number> {
+  const seconds = new Map<number, number>();
+  for (const pid of pids) {
+    const value = processCpuSeconds(pid);
+    if (value !== undefined) seconds.set(pid, value);
+  }
+  return seconds;
+}
+
+/** Checks one probe answer: status 200 and `{id}` with a string id. */
+async function probe(server: ServerProcess, running: RunningCase): Promise<string | undefined> {
+  const response = await fetch(`${server.baseURL}${running.path}`, {
+    method: "POST",
+    headers: running.headers,
+    body: BODY,
+    signal: AbortSignal.timeout(10_000),
+  });
+  const text = await response.text();
+  if (response.status !== 200) {
+    return `${server.name}: probe answered ${response.status}: ${text.slice(0, 200)}`;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return `${server.name}: probe answered non-JSON: ${text.slice(0, 200)}`;
+  }
+  const id = (parsed as { id?: unknown } | null)?.id;
+  return typeof id === "string" ? undefined : `${server.name}: expected {id}, got ${text}`;
+}
+
+/** Probes every server, warms up, then measures with the wait-event sampler on. */
+async function measure(running: RunningCase, options: ScaleOptions): Promise<ScaleOutcome> {
+  const base = { id: running.id, label: running.label, servers: running.servers.length };
+  for (const server of running.servers) {
+    const wrong = await probe(server, running);
+    if (wrong !== undefined) return { ...base, failure: oneLine(wrong) };
+  }
+  const requests: LoadRequest[] = running.servers.map((server) => ({
+    url: `${server.baseURL}${running.path}`,
+    method: "POST",
+    headers: running.headers,
+    body: BODY,
+  }));
+  if (options.warmupSeconds > 0) {
+    await runSpreadLoad(requests, options.connections, options.warmupSeconds);
+  }
+  const { url, applicationName } = running.database;
+  const local = isLocal(url);
+  const pgBefore = local ? backendCpu(await backendPidsOf(url, applicationName)) : undefined;
+  const serverPids = running.servers.map((server) => server.pid);
+  const sampler = await startWaitEventSampler(url, applicationName, options.sampleIntervalMs);
+  const cpuBefore = cpuOf(serverPids);
+  const result = await runSpreadLoad(requests, options.connections, options.durationSeconds);
+  const cpuAfter = cpuOf(serverPids);
+  const waits = await sampler.stop();
+  const pgAfter = local
+    ? backendCpu([...(pgBefore?.keys() ?? []), ...waits.backendPids])
+    : undefined;
+
+  const perRequest = (seconds: number | undefined): number | undefined =>
+    seconds === undefined || result.total === 0 ? undefined : (seconds * 1e6) / result.total;
+  const serverMicrosPerRequest = perRequest(
+    cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore,
+  );
+  let pgSeconds: number | undefined;
+  if (pgBefore !== undefined && pgAfter !== undefined && pgAfter.size > 0) {
+    pgSeconds = 0;
+    for (const [pid, after] of pgAfter) pgSeconds += after - (pgBefore.get(pid) ?? 0);
+  }
+  const postgresMicrosPerRequest = perRequest(pgSeconds);
+  process.stderr.write(
+    `  ${running.id} ${running.label}: ${Math.round(result.requestsPerSecond)} req/s` +
+      `${serverMicrosPerRequest === undefined ? "" : `, ${serverMicrosPerRequest.toFixed(1)} us server CPU/req`}` +
+      `${postgresMicrosPerRequest === undefined ? "" : `, ${postgresMicrosPerRequest.toFixed(1)} us Postgres CPU/req`}\n`,
+  );
+  return {
+    ...base,
+    result,
+    waits,
+    ...(serverMicrosPerRequest === undefined ? {} : { serverMicrosPerRequest }),
+    ...(postgresMicrosPerRequest === undefined ? {} : { postgresMicrosPerRequest }),
+  };
+}
+
+/** Baseline P in its own child process, on a schema of its own. */
+async function runBareBaseline(run: RunSchemas, options: ScaleOptions): Promise<ScaleOutcome> {
+  const id = "P";
+  const label = `node:http + pg pool (${DEFAULT_WRITE_POOL_SIZE}), BEGIN; INSERT; COMMIT`;
+  let server: ServerProcess | undefined;
+  try {
+    const database = await run.create("bare");
+    const port = await getFreePort();
+    server = await startServer({
+      name: "baseline P",
+      port,
+      nodeArgs: [
+        "--import",
+        import.meta.resolve("tsx"),
+        join(benchDir, "src", "servers", "insert-pg-http.ts"),
+      ],
+      cwd: benchDir,
+      env: {
+        BENCH_PORT: String(port),
+        BENCH_DATABASE_URL: database.url,
+        BENCH_POOL_SIZE: String(DEFAULT_WRITE_POOL_SIZE),
+      },
+      readyPath: "/ready",
+    });
+    // The request svc gets, with a bearer token of the same length.
+    const headers = {
+      authorization: `Bearer ${createAdminToken()}`,
+      "content-type": "application/json",
+    };
+    return await measure({ id, label, servers: [server], path: "/", headers, database }, options);
+  } catch (error) {
+    return { id, label, servers: 1, failure: oneLine(message(error)) };
+  } finally {
+    await server?.stop();
+  }
+}
+
+/** svc on `count` servers sharing one fresh schema, started one after the other. */
+async function runSvcCase(
+  run: RunSchemas,
+  dir: string,
+  count: number,
+  options: ScaleOptions,
+): Promise<ScaleOutcome> {
+  const id = `S${count}`;
+  const label = `svc ${TOUCH_PATH}, ${count} server${count === 1 ? "" : "s"} on one database`;
+  const servers: ServerProcess[] = [];
+  try {
+    const database = await run.create(`svc${count}`);
+    // One deployment: the same admin token and JWT secret on every server.
+    const token = createAdminToken();
+    const jwtSecret = randomBytes(32).toString("hex");
+    let headers: Readonly<Record<string, string>> = {};
+    for (let index = 1; index <= count; index += 1) {
+      const svc = await startSvc({
+        port: await getFreePort(),
+        dir,
+        token,
+        jwtSecret,
+        databaseURL: database.url,
+        name: `svc server ${index}/${count}`,
+      });
+      servers.push(svc.server);
+      headers = svc.headers;
+    }
+    return await measure({ id, label, servers, path: TOUCH_PATH, headers, database }, options);
+  } catch (error) {
+    return { id, label, servers: count, failure: oneLine(message(error)) };
+  } finally {
+    await Promise.all(servers.map((server) => server.stop()));
+  }
+}
+
+function loadLine(): string {
+  return loadavg()
+    .map((value) => value.toFixed(2))
+    .join(" ");
+}
+
+async function main(): Promise<number> {
+  const options = readScaleOptions(process.env, process.argv.slice(2));
+  const redacted = new URL(options.databaseURL);
+  redacted.password = redacted.password === "" ? "" : "***";
+  try {
+    await checkDatabase(options.databaseURL);
+  } catch (error) {
+    const reason = `no Postgres at ${redacted.toString()} (${message(error)}); set SVC_BENCH_DATABASE_URL`;
+    if (options.optional) {
+      process.stdout.write(`\nscale-out bench skipped: ${reason}\n`);
+      return 0;
+    }
+    throw new BenchConfigError(reason);
+  }
+  if (!existsSync(serverMainPath())) {
+    throw new BenchConfigError(`${serverMainPath()} is missing; run pnpm -F @svc/server build`);
+  }
+  const dir = await mkdtemp(join(tmpdir(), "svc-bench-scale-"));
+  tempDir = dir;
+  const run = runSchemas(options.databaseURL);
+  schemas = run;
+  try {
+    process.stderr.write(
+      `svc scale-out bench on ${redacted.toString()}: ${options.durationSeconds} s per case after ` +
+        `${options.warmupSeconds} s warm-up, ${options.connections} connections split over the servers, ` +
+        `node ${process.version}, ${availableParallelism()} CPUs, load ${loadLine()}\n`,
+    );
+    const outcomes: ScaleOutcome[] = [await runBareBaseline(run, options)];
+    for (let count = 1; count <= options.maxServers; count += 1) {
+      process.stderr.write(`  (load ${loadLine()})\n`);
+      outcomes.push(await runSvcCase(run, dir, count, options));
+    }
+    process.stdout.write(`\n${formatScaleReport(outcomes)}\n`);
+    const broken = outcomes.filter(
+      (o) => o.result === undefined || o.result.non2xx > 0 || o.result.errors > 0,
+    );
+    const missed = outcomes.filter((o) => scaleVerdict(o, outcomes) === "MISSED");
+    if (broken.length > 0) return 1;
+    const strict = process.env.BENCH_STRICT === "1" || process.env.BENCH_STRICT === "true";
+    return strict && missed.length > 0 ? 1 : 0;
+  } finally {
+    killAllChildren();
+    await run.dropAll();
+    schemas = undefined;
+    await rm(dir, { recursive: true, force: true });
+    tempDir = undefined;
+  }
+}
+
+process.once("exit", killAllChildren);
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    killAllChildren();
+    if (tempDir !== undefined) rmSync(tempDir, { recursive: true, force: true });
+    // The servers are gone, so their schemas can be dropped; give it a few seconds.
+    const dropping = schemas?.dropAll() ?? Promise.resolve();
+    const deadline = new Promise((resolve) => setTimeout(resolve, 3000));
+    void Promise.race([dropping, deadline])
+      .catch(() => {})
+      .finally(() => process.exit(130));
+  });
+}
+
+try {
+  process.exitCode = await main();
+} catch (error) {
+  killAllChildren();
+  process.stderr.write(
+    error instanceof BenchConfigError
+      ? `bench: ${error.message}\n`
+      : `bench failed: ${message(error)}\n`,
+  );
+  process.exitCode = 1;
+}

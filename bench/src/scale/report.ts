@@ -1,0 +1,196 @@
+import type { SpreadResult } from "./spread-load.js";
+import type { WaitEventSummary } from "./wait-events.js";
+
+/** The goals of issue #22: one server against bare pg, more servers against one. */
+export const TARGET_VS_BARE = 0.6;
+export const TARGET_VS_ONE_SERVER = 0.9;
+
+/** One measured case of `bench:scale`, or why it could not be measured. */
+export interface ScaleOutcome {
+  /** `P` for the bare pg baseline, `S<n>` for svc on n servers. */
+  readonly id: string;
+  readonly label: string;
+  /** Server processes under load (the baseline: 1). */
+  readonly servers: number;
+  readonly result?: SpreadResult;
+  /** CPU time (user + system) of all server processes per request, in microseconds. */
+  readonly serverMicrosPerRequest?: number;
+  /** CPU time of the case's Postgres backends per request, in microseconds (local server only). */
+  readonly postgresMicrosPerRequest?: number;
+  readonly waits?: WaitEventSummary;
+  readonly failure?: string;
+}
+
+export type ScaleVerdict = "met" | "MISSED" | "n/a";
+
+function formatInt(value: number): string {
+  return Math.round(value).toLocaleString("en-US");
+}
+
+function formatMs(value: number): string {
+  return Number.isInteger(value) ? String(value) : value.toFixed(2);
+}
+
+function formatRatio(value: number | undefined): string {
+  return value === undefined ? "-" : `${value.toFixed(2)}x`;
+}
+
+function formatMicros(value: number | undefined): string {
+  return value === undefined ? "-" : value.toFixed(1);
+}
+
+function table(rows: readonly (readonly string[])[], rightAligned: ReadonlySet<number>): string {
+  const widths = rows[0]?.map((_, c) => Math.max(...rows.map((row) => row[c]?.length ?? 0))) ?? [];
+  return rows
+    .map((row) =>
+      row
+        .map((cell, c) => {
+          const width = widths[c] ?? 0;
+          return rightAligned.has(c) ? cell.padStart(width) : cell.padEnd(width);
+        })
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n");
+}
+
+/** req/s of `outcome` over req/s of `base`. */
+export function ratioByRequests(
+  outcome: ScaleOutcome,
+  base: ScaleOutcome | undefined,
+): number | undefined {
+  const top = outcome.result?.requestsPerSecond;
+  const bottom = base?.result?.requestsPerSecond;
+  return top === undefined || bottom === undefined || bottom === 0 ? undefined : top / bottom;
+}
+
+/** Server CPU per request of `base` over that of `outcome`: above 1 when `outcome` costs less. */
+export function ratioByCpu(
+  outcome: ScaleOutcome,
+  base: ScaleOutcome | undefined,
+): number | undefined {
+  const own = outcome.serverMicrosPerRequest;
+  const theirs = base?.serverMicrosPerRequest;
+  return own === undefined || theirs === undefined || own === 0 ? undefined : theirs / own;
+}
+
+/** What the case is held to: the baseline for one server, the one-server case for more. */
+export function targetOf(
+  outcome: ScaleOutcome,
+  outcomes: readonly ScaleOutcome[],
+): { base: ScaleOutcome | undefined; ratio: number } | undefined {
+  if (!outcome.id.startsWith("S")) return undefined;
+  return outcome.servers === 1
+    ? { base: outcomes.find((o) => o.id === "P"), ratio: TARGET_VS_BARE }
+    : { base: outcomes.find((o) => o.id === "S1"), ratio: TARGET_VS_ONE_SERVER };
+}
+
+/** Whether an svc case reached its goal by req/s. */
+export function scaleVerdict(
+  outcome: ScaleOutcome,
+  outcomes: readonly ScaleOutcome[],
+): ScaleVerdict {
+  const target = targetOf(outcome, outcomes);
+  if (target === undefined) return "n/a";
+  const value = ratioByRequests(outcome, target.base);
+  if (value === undefined) return "n/a";
+  return value >= target.ratio ? "met" : "MISSED";
+}
+
+function waitLines(outcome: ScaleOutcome): string[] {
+  const waits = outcome.waits;
+  if (waits === undefined) return [];
+  const rows: string[][] = [["state", "wait event", "connections", "share"]];
+  for (const share of waits.shares) {
+    rows.push([
+      share.state === "" ? "(none)" : share.state,
+      share.wait === "-" ? "- (running)" : share.wait,
+      share.meanConnections.toFixed(2),
+      waits.meanConnections === 0
+        ? "-"
+        : `${Math.round((share.meanConnections / waits.meanConnections) * 100)}%`,
+    ]);
+  }
+  return [
+    `${outcome.id} ${outcome.label}: ${waits.samples} samples, ` +
+      `${waits.meanConnections.toFixed(1)} connections on average`,
+    ...table(rows, new Set([2, 3]))
+      .split("\n")
+      .map((line) => `  ${line}`),
+  ];
+}
+
+/** The tables `bench:scale` prints: raw figures, ratios, then wait events per case. */
+export function formatScaleReport(outcomes: readonly ScaleOutcome[]): string {
+  const raw: string[][] = [
+    [
+      "",
+      "case",
+      "req/s",
+      "per server",
+      "p50 ms",
+      "p99 ms",
+      "server CPU us/req",
+      "Postgres CPU us/req",
+      "non-2xx",
+      "errors",
+    ],
+  ];
+  for (const o of outcomes) {
+    const r = o.result;
+    if (r === undefined) {
+      raw.push([o.id, o.label, "failed", "-", "-", "-", "-", "-", "-", "-"]);
+      continue;
+    }
+    raw.push([
+      o.id,
+      o.label,
+      formatInt(r.requestsPerSecond),
+      r.perServer.map((s) => formatInt(s.requestsPerSecond)).join(" / "),
+      formatMs(r.p50Ms),
+      formatMs(r.p99Ms),
+      formatMicros(o.serverMicrosPerRequest),
+      formatMicros(o.postgresMicrosPerRequest),
+      formatInt(r.non2xx),
+      formatInt(r.errors),
+    ]);
+  }
+
+  const bare = outcomes.find((o) => o.id === "P");
+  const one = outcomes.find((o) => o.id === "S1");
+  const ratios: string[][] = [
+    ["", "svc case", "vs bare pg", "by CPU", "vs 1 server", "by CPU", "goal", "result"],
+  ];
+  for (const o of outcomes) {
+    const target = targetOf(o, outcomes);
+    if (target === undefined) continue;
+    const several = o.servers > 1;
+    ratios.push([
+      o.id,
+      o.label,
+      formatRatio(ratioByRequests(o, bare)),
+      formatRatio(ratioByCpu(o, bare)),
+      several ? formatRatio(ratioByRequests(o, one)) : "",
+      several ? formatRatio(ratioByCpu(o, one)) : "",
+      several ? `>= ${TARGET_VS_ONE_SERVER.toFixed(2)}x S1` : `>= ${TARGET_VS_BARE.toFixed(2)}x P`,
+      scaleVerdict(o, outcomes),
+    ]);
+  }
+
+  const parts = [table(raw, new Set([2, 4, 5, 6, 7, 8, 9]))];
+  if (ratios.length > 1) parts.push(table(ratios, new Set([2, 3, 4, 5])));
+  const waits = outcomes.flatMap((o) => {
+    const lines = waitLines(o);
+    return lines.length === 0 ? [] : [lines.join("\n")];
+  });
+  if (waits.length > 0) {
+    parts.push(["pg_stat_activity during the measured run:", ...waits].join("\n\n"));
+  }
+  const failures = outcomes.filter((o) => o.result === undefined);
+  if (failures.length > 0) {
+    parts.push(
+      ["failed:", ...failures.map((o) => `  ${o.id}: ${o.failure ?? "not run"}`)].join("\n"),
+    );
+  }
+  return parts.join("\n\n");
+}
