@@ -10,6 +10,7 @@ import { totpError } from "../totp/totp-errors.js";
 import { authJsonBody } from "./json-body.js";
 import { authenticate } from "./request-auth.js";
 import { authErrorHandler } from "./router.js";
+import { signInGuard } from "./sign-in-guard.js";
 import { registerTotpRoutes } from "./totp-routes.js";
 
 // The TOTP routes' own wiring, in process over a stub Totp: what reaches the
@@ -152,5 +153,60 @@ describe("registerTotpRoutes", () => {
     expect(response.status).toBe(200);
     expect(totp[name]).toHaveBeenCalledWith(...args);
     expect(limited).toEqual(name === "confirm" || name === "disable" ? [path] : []);
+  });
+});
+
+describe("registerTotpRoutes with the sign-in guard", () => {
+  // verify sets the session cookie, so it is guarded against login CSRF.
+  async function serveGuarded(): Promise<{ url: string; close(): Promise<void> }> {
+    const app = express();
+    const router = express.Router();
+    registerTotpRoutes(router, totp, {
+      cookie: { sameSite: "lax", secure: true },
+      json: authJsonBody(64 * 1024),
+      signIn: signInGuard(["https://app.example"]),
+    });
+    app.use(router);
+    app.use(authErrorHandler(() => {}));
+    const guarded = app.listen(0, "127.0.0.1");
+    await new Promise((resolve) => guarded.once("listening", resolve));
+    return {
+      url: `http://127.0.0.1:${(guarded.address() as AddressInfo).port}`,
+      close: () => new Promise((resolve) => guarded.close(() => resolve())),
+    };
+  }
+
+  it("refuses verify from an untrusted origin before the core is asked", async () => {
+    const guarded = await serveGuarded();
+    const response = await fetch(`${guarded.url}/api/auth/totp/verify`, {
+      method: "POST",
+      headers: { origin: "https://evil.example", "content-type": "application/json" },
+      body: JSON.stringify({ challenge: "c", code: "123456" }),
+    });
+    await guarded.close();
+    expect(response.status).toBe(403);
+    expect(await response.json()).toMatchObject({ error: { code: "CSRF_FAILED" } });
+    expect(totp.verifyChallenge).not.toHaveBeenCalled();
+    expect(response.headers.getSetCookie()).toEqual([]);
+  });
+
+  it("answers a native client's non-JSON verify without any cookie", async () => {
+    vi.mocked(totp.verifyChallenge).mockResolvedValueOnce({
+      ...SIGN_IN,
+      trusted_device: { token: "new-device", expires_at: NOW_SECS + 30 * 86400 },
+    });
+    const guarded = await serveGuarded();
+    const response = await fetch(`${guarded.url}/api/auth/totp/verify`, {
+      method: "POST",
+      headers: { "content-type": "text/plain" },
+      body: JSON.stringify({ challenge: "c", code: "123456", trust_device: true }),
+    });
+    await guarded.close();
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({
+      token: "svc_token",
+      trusted_device: { token: "new-device" },
+    });
+    expect(response.headers.getSetCookie()).toEqual([]);
   });
 });
