@@ -1,5 +1,5 @@
 import { compilePolicies, type ExistsResolver } from "@svc/policy-engine";
-import type { AuthContext } from "@svc/schema";
+import { type AuthContext, ConfigError } from "@svc/schema";
 import type { Store } from "@svc/store";
 import type { ChangeLog, LoggedChange } from "./change-log.js";
 import { formatCursor, type PullQuery, parsePullQuery } from "./cursor.js";
@@ -32,6 +32,46 @@ export interface SyncOptions {
   readonly queries?: LiveQueryRunner;
   /** Bound of the shared `exists(...)` answer cache. Default 10,000. */
   readonly existsCacheEntries?: number;
+  /**
+   * The largest `snapshot` frame, in bytes of its JSON: a subscription
+   * whose snapshot is larger is refused with `SNAPSHOT_TOO_LARGE` (413) and
+   * closed. Default 1 MiB.
+   */
+  readonly maxSnapshotBytes?: number;
+  /**
+   * The largest `result` frame of a live query, in bytes of its JSON: a
+   * live query whose value is larger gets `RESULT_TOO_LARGE` (413) and is
+   * closed. Default 1 MiB.
+   */
+  readonly maxResultBytes?: number;
+  /**
+   * Snapshots and live query runs one connection has in progress at once;
+   * the others wait their turn. With the frame bounds this caps the bytes a
+   * connection holds in flight (4 × 1 MiB by default). Default 4.
+   */
+  readonly maxConcurrentLoads?: number;
+}
+
+/** Default of `maxSnapshotBytes`: 1 MiB. */
+export const DEFAULT_MAX_SNAPSHOT_BYTES = 1024 * 1024;
+/** Default of `maxResultBytes`: 1 MiB. */
+export const DEFAULT_MAX_RESULT_BYTES = 1024 * 1024;
+/** Default of `maxConcurrentLoads`. */
+export const DEFAULT_MAX_CONCURRENT_LOADS = 4;
+
+/** The bounds every session of a sync applies (see `SyncOptions`). */
+export interface SyncLimits {
+  readonly maxSnapshotBytes: number;
+  readonly maxResultBytes: number;
+  readonly maxConcurrentLoads: number;
+}
+
+function positiveInteger(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new ConfigError(`createSync({ ${name} })`, "must be a positive integer");
+  }
+  return value;
 }
 
 /** Receives each published batch with the resolver its checks should use. */
@@ -59,6 +99,8 @@ export interface Sync {
   readonly readDependencies: ReadonlyMap<string, ReadonlySet<string>>;
   /** The shared, cached `exists(...)` resolver (see `subscribe`). */
   existsResolver(): ExistsResolver;
+  /** The frame and concurrency bounds of every session. */
+  readonly limits: SyncLimits;
   /**
    * The changes after `since` that `auth` may read, at most `limit`
    * entries examined (default 100, at most 1000). Entries the caller may
@@ -86,6 +128,23 @@ export interface Sync {
  */
 export function createSync(options: SyncOptions): Sync {
   const { store, log } = options;
+  const limits: SyncLimits = {
+    maxSnapshotBytes: positiveInteger(
+      "maxSnapshotBytes",
+      options.maxSnapshotBytes,
+      DEFAULT_MAX_SNAPSHOT_BYTES,
+    ),
+    maxResultBytes: positiveInteger(
+      "maxResultBytes",
+      options.maxResultBytes,
+      DEFAULT_MAX_RESULT_BYTES,
+    ),
+    maxConcurrentLoads: positiveInteger(
+      "maxConcurrentLoads",
+      options.maxConcurrentLoads,
+      DEFAULT_MAX_CONCURRENT_LOADS,
+    ),
+  };
   const dependencies = readDependencies(store.manifest);
   const entities = store.manifest.entities.map((entity) => entity.name);
   const policies: ReadPolicies = {
@@ -107,6 +166,7 @@ export function createSync(options: SyncOptions): Sync {
     policies,
     queries: options.queries,
     readDependencies: dependencies,
+    limits,
     subscribe(listener) {
       listeners.add(listener);
       return () => {

@@ -55,6 +55,16 @@ export const syncErrorCodes = {
     message:
       "This user or address holds as many open live connections as it may; close one and try again later.",
   },
+  SNAPSHOT_TOO_LARGE: {
+    status: 413,
+    message:
+      "The snapshot is larger than this server sends in one frame; subscribe with a smaller limit or a narrower where.",
+  },
+  RESULT_TOO_LARGE: {
+    status: 413,
+    message:
+      "The live query's value is larger than this server sends in one frame; return less (a page, a count).",
+  },
   RESYNC_REQUIRED: {
     status: 410,
     message:

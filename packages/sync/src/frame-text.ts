@@ -55,3 +55,30 @@ export function changeFrameBytes(
   }
   return bytes;
 }
+
+/**
+ * The JSON text of a `snapshot` frame from the JSON text of its rows
+ * (`JSON.stringify(rows)`), exactly as `JSON.stringify` writes the
+ * `SnapshotFrame`: the rows are stringified once, measured and sent as they are.
+ */
+export function snapshotFrameText(idText: string, rowsText: string, cursor: number): string {
+  return `{"type":"snapshot","id":${idText},"rows":${rowsText},"cursor":"${cursor}"}`;
+}
+
+/**
+ * The JSON text of a live query's `result` frame from the JSON text of its
+ * value, exactly as `JSON.stringify` writes the `ResultFrame`.
+ */
+export function resultFrameText(idText: string, valueText: string, cursor: number): string {
+  return `{"type":"result","id":${idText},"value":${valueText},"cursor":"${cursor}"}`;
+}
+
+/**
+ * Whether `text` is more than `max` bytes of UTF-8. Counting is skipped when
+ * the length decides: a UTF-16 unit is 1 to 3 bytes of UTF-8.
+ */
+export function exceedsBytes(text: string, max: number): boolean {
+  if (text.length > max) return true;
+  if (text.length * 3 <= max) return false;
+  return Buffer.byteLength(text, "utf8") > max;
+}

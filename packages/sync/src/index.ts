@@ -13,8 +13,12 @@ export {
 } from "./change-log.js";
 export {
   createSync,
+  DEFAULT_MAX_CONCURRENT_LOADS,
+  DEFAULT_MAX_RESULT_BYTES,
+  DEFAULT_MAX_SNAPSHOT_BYTES,
   type PullResult,
   type Sync,
+  type SyncLimits,
   type SyncListener,
   type SyncOptions,
 } from "./create-sync.js";
@@ -47,6 +51,7 @@ export {
   sameCaller,
 } from "./live-callers.js";
 export { type LiveQuery, type LiveQueryContext, openLiveQuery } from "./live-query.js";
+export { createLoadLimiter, type LoadLimiter } from "./load-limiter.js";
 export {
   ChangeFeedError,
   type ChangeFeedErrorCode,

@@ -1,11 +1,12 @@
 import type { ExistsResolver } from "@svc/policy-engine";
 import { type AuthContext, isWireError } from "@svc/schema";
-import { type Row, StoreError } from "@svc/store";
+import { DEFAULT_LIMIT, type Row, StoreError } from "@svc/store";
 import type { LoggedChange } from "./change-log.js";
 import type { Sync } from "./create-sync.js";
 import { SyncError, type SyncErrorCode, syncErrorCodes } from "./errors.js";
-import { changeFrameBytes } from "./frame-text.js";
+import { changeFrameBytes, snapshotFrameText } from "./frame-text.js";
 import { type LiveQuery, openLiveQuery } from "./live-query.js";
+import { createLoadLimiter } from "./load-limiter.js";
 import { type PulledChange, viewChange, viewChangeNow } from "./visibility.js";
 import type { ClientFrame, LiveQueryFrame, ServerFrame, SubscribeFrame } from "./ws-frames.js";
 
@@ -14,6 +15,14 @@ export const MAX_SUBSCRIPTIONS = 256;
 
 // Entries read per log page while a subscription with `since` catches up.
 const CATCH_UP_PAGE = 500;
+// Rows read per store query while a snapshot loads (a larger `limit` takes several).
+const SNAPSHOT_PAGE_ROWS = 100;
+
+function snapshotTooLarge(max: number): SyncError {
+  return new SyncError("SNAPSHOT_TOO_LARGE", {
+    message: `The snapshot is larger than ${max} bytes; subscribe with a smaller limit or a narrower where.`,
+  });
+}
 
 interface Subscription {
   readonly id: string;
@@ -44,8 +53,10 @@ export interface FrameSink {
    */
   send(frame: ServerFrame): void;
   /**
-   * Sends one `change` frame already written as UTF-8 JSON (shared between
-   * subscribers: never modify it), with its cursor.
+   * Sends one frame that carries a cursor (`change`, `snapshot`, `result`)
+   * already written as UTF-8 JSON, exactly the bytes `send` would write for
+   * it (a `change` is shared between subscribers: never modify it), with
+   * that cursor (an event stream's event id).
    */
   sendChange(encoded: Buffer, cursor: number): void;
   /** Whether frames can still be sent (false once the transport closes). */
@@ -134,6 +145,8 @@ export function openSession(
   const queryFrames = new Map<string, LiveQueryFrame>();
   let auth = initialAuth;
   let closed = false;
+  // Snapshots and live query runs of this connection, a few at a time.
+  const loads = createLoadLimiter(sync.limits.maxConcurrentLoads);
 
   const send = (frame: ServerFrame): void => {
     if (!closed && sink.open) sink.send(frame);
@@ -147,6 +160,11 @@ export function openSession(
     if (!closed && sink.open) {
       sink.sendChange(changeFrameBytes(change, subscription.idText, op), change.cursor);
     }
+  };
+
+  /** Sends a frame with a cursor (a snapshot, a result) already written as UTF-8 JSON. */
+  const sendEncoded = (encoded: Buffer, cursor: number): void => {
+    if (!closed && sink.open) sink.sendChange(encoded, cursor);
   };
 
   const sendError = (id: string | undefined, code: string, message?: string): void => {
@@ -168,7 +186,8 @@ export function openSession(
     if (!active(subscription)) return;
     subscriptions.delete(subscription.id);
     if (error instanceof SyncError) {
-      sendError(subscription.id, error.code);
+      // A SyncError's message is written for the client (a bound, a precise reason).
+      sendError(subscription.id, error.code, error.message);
       return;
     }
     const code = error instanceof StoreError ? storeErrorCode(error) : null;
@@ -261,14 +280,53 @@ export function openSession(
     }
   };
 
-  const loadSnapshot = async (frame: SubscribeFrame): Promise<number> => {
+  /**
+   * Reads the snapshot in pages of at most `SNAPSHOT_PAGE_ROWS` rows,
+   * writing each row's JSON as it comes, and sends it as one frame. A
+   * snapshot past `maxSnapshotBytes` is refused with `SNAPSHOT_TOO_LARGE`
+   * as soon as its text is sure to be too large, so what is held in memory
+   * stays near the bound whatever `limit` asked for.
+   */
+  const loadSnapshot = async (
+    frame: SubscribeFrame,
+    subscription: Subscription,
+  ): Promise<number> => {
     const cursor = await sync.log.latestCursor();
-    const page = await sync.store.reader(auth).query(frame.entity, {
-      ...(frame.where !== undefined && { where: frame.where }),
-      ...(frame.orderBy !== undefined && { orderBy: frame.orderBy }),
-      ...(frame.limit !== undefined && { limit: frame.limit }),
-    });
-    send({ type: "snapshot", id: frame.id, rows: page.rows, cursor: String(cursor) });
+    const max = sync.limits.maxSnapshotBytes;
+    const reader = sync.store.reader(auth);
+    const texts: string[] = [];
+    // Pages are read one after another: a row moved by a write between two
+    // reads could come twice (its change follows the snapshot anyway).
+    const seen = new Set<string>();
+    let units = 2;
+    let remaining = frame.limit ?? DEFAULT_LIMIT;
+    let after: string | undefined;
+    while (remaining > 0 && active(subscription)) {
+      const page = await reader.query(frame.entity, {
+        ...(frame.where !== undefined && { where: frame.where }),
+        ...(frame.orderBy !== undefined && { orderBy: frame.orderBy }),
+        limit: Math.min(remaining, SNAPSHOT_PAGE_ROWS),
+        ...(after !== undefined && { cursor: after }),
+      });
+      for (const row of page.rows) {
+        if (seen.has(row.id)) continue;
+        seen.add(row.id);
+        const text = JSON.stringify(row);
+        texts.push(text);
+        // Each UTF-16 unit is at least one byte: past the bound in units is past it in bytes.
+        units += text.length + 1;
+        if (units > max) throw snapshotTooLarge(max);
+      }
+      remaining -= page.rows.length;
+      if (page.nextCursor === null) break;
+      after = page.nextCursor;
+    }
+    if (!active(subscription)) return cursor;
+    const encoded = Buffer.from(
+      snapshotFrameText(subscription.idText, `[${texts.join(",")}]`, cursor),
+    );
+    if (encoded.length > max) throw snapshotTooLarge(max);
+    sendEncoded(encoded, cursor);
     return cursor;
   };
 
@@ -309,7 +367,10 @@ export function openSession(
       return;
     }
     queryFrames.set(frame.id, frame);
-    liveQueries.set(frame.id, openLiveQuery(frame, { sync, auth, send, fail: failQuery }));
+    liveQueries.set(
+      frame.id,
+      openLiveQuery(frame, { sync, auth, sendEncoded, loads, fail: failQuery }),
+    );
   };
 
   const subscribe = async (frame: SubscribeFrame): Promise<void> => {
@@ -340,7 +401,9 @@ export function openSession(
     subscriptions.set(frame.id, subscription);
     try {
       const cursor =
-        since === undefined ? await loadSnapshot(frame) : await catchUp(subscription, since);
+        since === undefined
+          ? await loads.run(() => loadSnapshot(frame, subscription))
+          : await catchUp(subscription, since);
       if (!active(subscription)) return;
       subscription.cursor = cursor;
       for (const batch of subscription.buffer) {
@@ -407,7 +470,10 @@ export function openSession(
         query.close();
         const frame = queryFrames.get(id);
         if (frame === undefined) continue;
-        liveQueries.set(id, openLiveQuery(frame, { sync, auth, send, fail: failQuery }));
+        liveQueries.set(
+          id,
+          openLiveQuery(frame, { sync, auth, sendEncoded, loads, fail: failQuery }),
+        );
       }
     },
     close() {

@@ -1,0 +1,259 @@
+import { adminAuth, ConfigError } from "@svc/schema";
+import type { Store } from "@svc/store";
+import { testDatabases } from "@svc/tooling/databases";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  createReadTracker,
+  createSync,
+  DEFAULT_MAX_CONCURRENT_LOADS,
+  DEFAULT_MAX_RESULT_BYTES,
+  DEFAULT_MAX_SNAPSHOT_BYTES,
+  type LiveQueryRunner,
+  openSession,
+  type ServerFrame,
+  type SyncOptions,
+} from "../src/index.js";
+import { alice, useSyncFixture } from "./fixture.js";
+
+// Issue 21, finding 2: one caller stalled the server through subscriptions
+// (one large row, 256 subscribes per socket: 488 MiB pushed). Snapshots and
+// live query results now have a byte bound, refused with a code, and a
+// connection loads only a few of them at a time.
+
+type QueryFn = (store: Store, args: unknown) => Promise<unknown>;
+
+const queries: Record<string, QueryFn> = {
+  async taskTitles(store) {
+    const page = await store.reader(alice).query("Task", { orderBy: { field: "title" } });
+    return page.rows.map((row) => row.title);
+  },
+  async padded(store, args) {
+    const { size } = args as { size: number };
+    const count = (await store.reader(alice).query("Task")).rows.length;
+    return { count, pad: "p".repeat(size) };
+  },
+};
+
+describe("createSync bounds", () => {
+  it("default to 1 MiB per snapshot and per result, 4 loads per connection", () => {
+    expect(DEFAULT_MAX_SNAPSHOT_BYTES).toBe(1024 * 1024);
+    expect(DEFAULT_MAX_RESULT_BYTES).toBe(1024 * 1024);
+    expect(DEFAULT_MAX_CONCURRENT_LOADS).toBe(4);
+  });
+});
+
+describe.each(testDatabases())("frame bounds on $name", (database) => {
+  const fixture = useSyncFixture(database);
+  const stops: (() => void)[] = [];
+
+  afterEach(() => {
+    for (const stop of stops.splice(0)) stop();
+  });
+
+  /** A session for alice over a sync with `options`, collecting its frames. */
+  const open = (
+    options: Omit<SyncOptions, "store" | "log"> & { gate?: () => Promise<void> } = {},
+  ) => {
+    const { store, log } = fixture();
+    const tracker = createReadTracker(store);
+    const runs = { count: 0 };
+    const runner: LiveQueryRunner = {
+      run: (name, args) =>
+        tracker.track(async () => {
+          runs.count += 1;
+          const value = await queries[name]?.(tracker.store, args);
+          await options.gate?.();
+          return value;
+        }),
+    };
+    const { gate: _gate, ...syncOptions } = options;
+    const sync = createSync({ store, log, queries: runner, ...syncOptions });
+    const frames: ServerFrame[] = [];
+    const bytes: number[] = [];
+    const waiters: (() => void)[] = [];
+    const arrived = (frame: ServerFrame, size: number) => {
+      frames.push(frame);
+      bytes.push(size);
+      for (const wake of waiters.splice(0)) wake();
+    };
+    const session = openSession(
+      alice,
+      sync,
+      {
+        send: (frame) => arrived(frame, Buffer.byteLength(JSON.stringify(frame))),
+        sendChange: (encoded) => arrived(JSON.parse(encoded.toString()), encoded.length),
+        open: true,
+      },
+      (error) => {
+        throw error;
+      },
+    );
+    stops.push(sync.subscribe((changes, resolveExists) => session.deliver(changes, resolveExists)));
+    stops.push(() => session.close());
+    return {
+      frames,
+      bytes,
+      runs,
+      subscribe: (id: string, frame: Record<string, unknown>) =>
+        session.handle({ type: "subscribe", id, ...frame } as Parameters<typeof session.handle>[0]),
+      async until(count: number): Promise<ServerFrame[]> {
+        while (frames.length < count) await new Promise<void>((wake) => waiters.push(wake));
+        return frames.slice(0, count);
+      },
+    };
+  };
+
+  const insertTasks = (titles: readonly string[]) =>
+    fixture().store.transaction(adminAuth, async (db) => {
+      for (const title of titles) await db.insert("Task", { title, assigneeId: "alice" });
+    });
+
+  /** Lets pending work finish: a few turns of the event loop and a round trip to the database. */
+  const settle = async () => {
+    for (let turn = 0; turn < 5; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+    await fixture().log.latestCursor();
+    for (let turn = 0; turn < 5; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+  };
+
+  it("refuses a snapshot past 1 MiB with SNAPSHOT_TOO_LARGE and drops the subscription", async () => {
+    // Twenty rows of 60 KiB: 1.2 MiB of snapshot with the default bounds.
+    await insertTasks(Array.from({ length: 20 }, (_, i) => `${i}`.padEnd(60 * 1024, "x")));
+    const client = open();
+    client.subscribe("big", { entity: "Task" });
+    const [frame] = await client.until(1);
+    expect(frame).toEqual({
+      type: "error",
+      id: "big",
+      error: {
+        code: "SNAPSHOT_TOO_LARGE",
+        message: `The snapshot is larger than ${DEFAULT_MAX_SNAPSHOT_BYTES} bytes; subscribe with a smaller limit or a narrower where.`,
+      },
+    });
+    // The subscription is gone: a later change is not sent, and its id is free again.
+    await insertTasks(["after"]);
+    await settle();
+    expect(client.frames).toHaveLength(1);
+    client.subscribe("big", { entity: "Task", limit: 5 });
+    const [, snapshot] = await client.until(2);
+    expect(snapshot).toMatchObject({ type: "snapshot", id: "big" });
+    expect((snapshot as { rows: unknown[] }).rows).toHaveLength(5);
+  });
+
+  it("sends a snapshot up to the bound and counts it in bytes of the frame", async () => {
+    await insertTasks(["é".repeat(300)]);
+    const client = open({ maxSnapshotBytes: 1000 });
+    client.subscribe("t", { entity: "Task" });
+    const [snapshot] = await client.until(1);
+    expect(snapshot).toMatchObject({ type: "snapshot", rows: [{ title: "é".repeat(300) }] });
+    const size = client.bytes[0] ?? 0;
+    expect(size).toBeLessThanOrEqual(1000);
+    // Two-byte characters: fewer than 1000 characters, more than 1000 bytes.
+    await insertTasks(["é".repeat(300)]);
+    client.subscribe("u", { entity: "Task" });
+    // The insert reaches "t" as a change; "u" is refused.
+    const frames = await client.until(3);
+    expect(frames).toContainEqual(
+      expect.objectContaining({
+        type: "error",
+        id: "u",
+        error: expect.objectContaining({ code: "SNAPSHOT_TOO_LARGE" }),
+      }),
+    );
+  });
+
+  it("reads a large limit in pages and sends every row once, in order", async () => {
+    const titles = Array.from({ length: 250 }, (_, i) => `t${String(i).padStart(3, "0")}`);
+    await insertTasks(titles);
+    const client = open();
+    client.subscribe("all", { entity: "Task", orderBy: { field: "title" }, limit: 1000 });
+    const [snapshot] = await client.until(1);
+    expect(
+      (snapshot as unknown as { rows: { title: string }[] }).rows.map((row) => row.title),
+    ).toEqual(titles);
+    client.subscribe("some", {
+      entity: "Task",
+      orderBy: { field: "title", direction: "desc" },
+      limit: 150,
+    });
+    const [, some] = await client.until(2);
+    expect((some as unknown as { rows: { title: string }[] }).rows.map((row) => row.title)).toEqual(
+      [...titles].reverse().slice(0, 150),
+    );
+  });
+
+  it("closes a live query whose value passes maxResultBytes with RESULT_TOO_LARGE", async () => {
+    await insertTasks(["a"]);
+    const client = open({ maxResultBytes: 2000 });
+    client.subscribe("small", { query: "padded", args: { size: 100 } });
+    client.subscribe("big", { query: "padded", args: { size: 5000 } });
+    const frames = await client.until(2);
+    expect(frames).toContainEqual(
+      expect.objectContaining({
+        type: "result",
+        id: "small",
+        value: { count: 1, pad: "p".repeat(100) },
+      }),
+    );
+    expect(frames).toContainEqual({
+      type: "error",
+      id: "big",
+      error: {
+        code: "RESULT_TOO_LARGE",
+        message: "The live query's value is larger than 2000 bytes; return less (a page, a count).",
+      },
+    });
+    // The refused query runs no more; the other still follows changes.
+    const runs = client.runs.count;
+    await insertTasks(["b"]);
+    await client.until(3);
+    await settle();
+    expect(client.frames[2]).toMatchObject({ type: "result", id: "small", value: { count: 2 } });
+    expect(client.runs.count).toBe(runs + 1);
+  });
+
+  it("sends a long value again only when it changes", async () => {
+    await insertTasks(["a"]);
+    const client = open();
+    client.subscribe("long", { query: "padded", args: { size: 4096 } });
+    await client.until(1);
+    await insertTasks(["b"]);
+    const [, second] = await client.until(2);
+    expect(second).toMatchObject({ type: "result", value: { count: 2 } });
+    // A rerun with the same long value sends nothing.
+    await fixture().store.transaction(adminAuth, async (db) => {
+      const { rows } = await db.query("Task", { where: { title: "b" } });
+      await db.update("Task", rows[0]?.id ?? "", { title: "c" });
+    });
+    await settle();
+    await settle();
+    expect(client.runs.count).toBe(3);
+    expect(client.frames).toHaveLength(2);
+  });
+
+  it("loads at most maxConcurrentLoads snapshots and live query runs of a connection at once", async () => {
+    await insertTasks(["a"]);
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const client = open({ maxConcurrentLoads: 1, gate: () => held });
+    client.subscribe("q", { query: "taskTitles" });
+    client.subscribe("t", { entity: "Task" });
+    await settle();
+    // The live query holds the only slot: the snapshot waits for it.
+    expect(client.frames).toEqual([]);
+    release();
+    const frames = await client.until(2);
+    expect(frames.map((frame) => frame.type)).toEqual(["result", "snapshot"]);
+  });
+
+  it.each([
+    ["maxSnapshotBytes", { maxSnapshotBytes: 0 }],
+    ["maxResultBytes", { maxResultBytes: 1.5 }],
+    ["maxConcurrentLoads", { maxConcurrentLoads: -1 }],
+  ])("refuses an invalid %s with ConfigError", (name, options) => {
+    const { store, log } = fixture();
+    expect(() => createSync({ store, log, ...options })).toThrow(ConfigError);
+    expect(() => createSync({ store, log, ...options })).toThrow(name);
+  });
+});
