@@ -6,7 +6,7 @@ export {
   SESSION_COOKIE,
   sessionCookie,
 } from "./express/cookies.js";
-export { checkCsrf } from "./express/csrf.js";
+export { checkCsrf, isTrustedOrigin } from "./express/csrf.js";
 export { DatabaseRateLimitStore } from "./express/rate-limit-store.js";
 export {
   createRateLimits,
@@ -35,3 +35,4 @@ export {
   createAuthRouter,
   setErrorHeaders,
 } from "./express/router.js";
+export { sessionCookieAllowed, signInGuard } from "./express/sign-in-guard.js";
