@@ -8,13 +8,15 @@ import {
   type StoreDialect,
 } from "@svc/store";
 import { CompiledQuery, type Kysely, sql } from "kysely";
+import { ChangeFeedError, createPgFeed, type ListenOptions, type PgFeed } from "./pg-feed.js";
 import {
-  ChangeFeedError,
-  channelSQL,
-  createPgFeed,
-  type ListenOptions,
-  type PgFeed,
-} from "./pg-feed.js";
+  awaitHorizon,
+  insertPositioned,
+  positionBounds,
+  prunePositioned,
+  readPositioned,
+  SETTLE_WAIT_MS,
+} from "./pg-positions.js";
 import { CHANGES_TABLE, type ChangesTable, type SyncTables } from "./tables.js";
 
 /** A committed change with its place in the log. */
@@ -116,12 +118,6 @@ export interface ChangeLog extends ChangeBus<LoggedChange> {
 export const DEFAULT_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
 /** Default retention: a million entries. */
 export const DEFAULT_MAX_ENTRIES = 1_000_000;
-/**
- * The transaction-level advisory lock every log insert takes on Postgres
- * (see `createChangeLog`). Any application using advisory locks must avoid it.
- */
-export const CHANGE_LOG_LOCK_KEY = 0x7376635f6c67;
-
 // Rows per INSERT statement: 6 parameters each stays far under both
 // dialects' limits on bound parameters.
 const CHUNK = 500;
@@ -142,6 +138,11 @@ const CHANGE_COLUMNS = [
 ] as const satisfies readonly (keyof ChangeRow)[];
 type StoredChange = Omit<ChangesTable, "seq"> & { seq: number | string };
 
+/** What the cross-server tail reads: log entries, and floor markers left by pruning. */
+type FeedEntry =
+  | LogEntry
+  | { readonly cursor: number; readonly op: "floor"; readonly createdAt: number };
+
 function reportListenerError(error: unknown): void {
   console.error("[@svc/sync] a change log subscriber threw", error);
 }
@@ -154,10 +155,11 @@ function parseRow(text: string | null): Row | null {
   return text === null ? null : (JSON.parse(text) as Row);
 }
 
-function toEntry(row: StoredChange): LogEntry {
-  const cursor = Number(row.seq);
+function toFeedEntry(row: StoredChange): FeedEntry {
+  // On Postgres the position is the cursor (see pg-positions.ts).
+  const cursor = Number(row.pos ?? row.seq);
   const createdAt = Number(row.created_at);
-  if (row.op === "reset") return { cursor, op: "reset", createdAt };
+  if (row.op === "reset" || row.op === "floor") return { cursor, op: row.op, createdAt };
   return {
     cursor,
     entity: row.entity,
@@ -167,6 +169,10 @@ function toEntry(row: StoredChange): LogEntry {
     previous: parseRow(row.previous),
     createdAt,
   };
+}
+
+function toEntry(row: StoredChange): LogEntry {
+  return toFeedEntry(row) as LogEntry;
 }
 
 /** A log entry as subscribers get it (without `createdAt`, like `publish` hands them). */
@@ -182,20 +188,22 @@ function toLoggedChange(entry: LogEntry): LoggedChange {
  * - `record` inserts one entry per changed row inside the write's
  *   transaction (multi-row INSERTs), so an acknowledged write is always in
  *   the log and a rolled-back one never is.
- * - Commit order: on Postgres, sequence values are taken at insert time, but
- *   concurrent transactions may commit in another order, and a reader that
- *   saw seq 8 could then miss a seq 7 that commits later. Every log insert
- *   therefore first takes `pg_advisory_xact_lock(CHANGE_LOG_LOCK_KEY)`,
- *   held until commit or rollback: log inserts, and so the commits of
- *   writing transactions from their log insert on, happen one at a time, and
- *   sequence order is commit order. `record` runs after the transaction's
- *   work, so the lock covers only the insert and the commit. SQLite has one
- *   writer at a time already.
+ * - Order without a lock: on Postgres, sequence values are taken at insert
+ *   time but transactions commit in another order, so a reader that saw
+ *   entry 8 could miss an entry 7 that commits later. The cursor there is a
+ *   position made from the writing transaction's id, and readers read only
+ *   below the visibility horizon (the oldest transaction still running):
+ *   every reader sees one order, with no gap and no duplicate, and writers
+ *   never wait for each other (see pg-positions.ts). A transaction still
+ *   running anywhere in the database holds delivery back until it ends.
+ *   SQLite has one writer at a time and keeps its sequence numbers.
  * - `publish` (after commit) hands subscribers the events with their cursors.
- * - With `listen` (Postgres), subscribers get every server's commits:
- *   `record` runs `pg_notify(channel, last cursor)` in the transaction, and
- *   one ordered tail per log reads `read(delivered, 500)` whenever a
- *   notification arrives or this process commits (`publish` only wakes it),
+ * - With `listen` (Postgres), subscribers get every server's commits: after
+ *   a commit, `publish` wakes this process's tail and sends one
+ *   notification from the listener's own connection (coalesced while one is
+ *   in flight, never inside the write's transaction), and one ordered tail
+ *   per log reads `read(delivered, 500)` whenever a notification arrives or
+ *   this process commits,
  *   so each entry reaches subscribers once, in cursor order. A reset marker
  *   calls the `onReset` listeners; so does finding entries after
  *   `delivered` pruned away (subscribers must resync). A lost listener
@@ -231,11 +239,7 @@ export function createChangeLog(options: ChangeLogOptions): ChangeLog {
     throw new ChangeFeedError("LISTEN_REQUIRES_POSTGRES");
   }
 
-  const serialize = async (trx: Kysely<SyncTables>): Promise<void> => {
-    if (dialect === "postgres") {
-      await sql`select pg_advisory_xact_lock(${CHANGE_LOG_LOCK_KEY})`.execute(trx);
-    }
-  };
+  const positioned = dialect === "postgres";
 
   // The INSERT's text for small batches by row count, built by kysely once:
   // such a write then only binds its values (CHANGE_COLUMNS order, row
@@ -261,6 +265,7 @@ export function createChangeLog(options: ChangeLogOptions): ChangeLog {
   };
 
   const insert = async (trx: Kysely<SyncTables>, rows: readonly ChangeRow[]): Promise<number[]> => {
+    if (positioned) return insertPositioned(trx, rows, CHUNK);
     const cursors: number[] = [];
     for (let start = 0; start < rows.length; start += CHUNK) {
       const inserted = await insertChunk(trx, rows.slice(start, start + CHUNK));
@@ -271,6 +276,7 @@ export function createChangeLog(options: ChangeLogOptions): ChangeLog {
   };
 
   const bounds = async (): Promise<LogBounds> => {
+    if (positioned) return positionBounds(db);
     // Two scalar subqueries: each is one index lookup on both dialects
     // (SQLite optimises min/max only when alone in their query).
     const result = await sql<{ oldest: number | string | null; latest: number | string | null }>`
@@ -283,7 +289,17 @@ export function createChangeLog(options: ChangeLogOptions): ChangeLog {
     };
   };
 
+  const readFeed = async (since: number, limit: number): Promise<FeedEntry[]> =>
+    (await readPositioned(db, since, limit)).map(toFeedEntry);
+
   const read = async (since: number, limit: number): Promise<LogEntry[]> => {
+    if (positioned) {
+      // Every commit made before this read is in it (pulls read their writes).
+      await awaitHorizon(db, SETTLE_WAIT_MS);
+      // A floor marker is pruning's bookkeeping, not a change (see `bounds`).
+      const entries = await readFeed(since, limit);
+      return entries.filter((entry): entry is LogEntry => entry.op !== "floor");
+    }
     const rows = await db
       .selectFrom(CHANGES_TABLE)
       .selectAll()
@@ -311,24 +327,20 @@ export function createChangeLog(options: ChangeLogOptions): ChangeLog {
   const feed: PgFeed | undefined =
     options.listen === undefined
       ? undefined
-      : createPgFeed({
+      : createPgFeed<FeedEntry>({
           db,
           listen: options.listen,
-          read,
+          read: readFeed,
           bounds,
           deliver: (entries) =>
-            notifyListeners(listeners, entries.map(toLoggedChange), onListenerError),
+            notifyListeners(
+              listeners,
+              entries.map((entry) => toLoggedChange(entry as LogEntry)),
+              onListenerError,
+            ),
           reset: notifyReset,
           onError: options.onError ?? reportFeedError,
         });
-  const channel = channelSQL(options.listen?.channel);
-
-  // Inside the writer's transaction, after its log insert: Postgres delivers
-  // the notification at commit (in commit order), never for a rollback.
-  const notify = async (trx: Kysely<SyncTables>, cursor: number | undefined): Promise<void> => {
-    if (feed === undefined || cursor === undefined) return;
-    await sql`select pg_notify(${channel}, ${String(cursor)})`.execute(trx);
-  };
 
   // With a feed, a subscriber that reads `latestCursor()` (a snapshot's
   // cursor) must not read one older than where the tail starts, or the
@@ -343,7 +355,6 @@ export function createChangeLog(options: ChangeLogOptions): ChangeLog {
       if (events.length === 0) return;
       const createdAt = now();
       const log = trx as unknown as Kysely<SyncTables>;
-      await serialize(log);
       const cursors = await insert(
         log,
         events.map((event) => ({
@@ -356,15 +367,15 @@ export function createChangeLog(options: ChangeLogOptions): ChangeLog {
         })),
       );
       cursorsOf.set(events, cursors);
-      await notify(log, cursors[cursors.length - 1]);
     },
     publish(events) {
+      const cursors = cursorsOf.get(events);
       if (feed !== undefined) {
-        // The tail delivers it (with every other server's commits, in order).
-        feed.kick();
+        // The tail delivers it (with every other server's commits, in
+        // order); the other servers hear of it from one notification.
+        feed.committed(cursors === undefined ? undefined : Math.max(...cursors));
         return;
       }
-      const cursors = cursorsOf.get(events);
       // A batch that was not recorded here (another store) has no place in the log.
       if (cursors === undefined || listeners.size === 0) return;
       notifyListeners(
@@ -382,7 +393,6 @@ export function createChangeLog(options: ChangeLogOptions): ChangeLog {
     },
     async recordReset(trx) {
       const log = trx as unknown as Kysely<SyncTables>;
-      await serialize(log);
       const top = await log
         .selectFrom(CHANGES_TABLE)
         .select((eb) => eb.fn.max("seq").as("max"))
@@ -406,13 +416,12 @@ export function createChangeLog(options: ChangeLogOptions): ChangeLog {
           .values({ ...marker, seq } as ChangeRow)
           .execute();
       } else {
-        const [cursor] = await insert(log, [marker]);
-        await notify(log, cursor);
+        await insert(log, [marker]);
       }
     },
     publishReset() {
       // With a feed, the tail reaches the marker and tells the listeners.
-      if (feed !== undefined) feed.kick();
+      if (feed !== undefined) feed.committed(undefined);
       else notifyReset();
     },
     onReset(listener) {
@@ -427,6 +436,9 @@ export function createChangeLog(options: ChangeLogOptions): ChangeLog {
     latestCursor: async () => (await settledBounds()).latest,
     oldestCursor: async () => (await settledBounds()).oldest,
     async prune() {
+      if (positioned) {
+        return prunePositioned(db, { maxEntries, youngerThan: now() - maxAgeMs });
+      }
       const { latest } = await bounds();
       if (latest === 0) return 0;
       // Two range deletes on the primary key; the newest entry

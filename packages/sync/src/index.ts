@@ -1,5 +1,4 @@
 export {
-  CHANGE_LOG_LOCK_KEY,
   type ChangeLog,
   type ChangeLogOptions,
   createChangeLog,

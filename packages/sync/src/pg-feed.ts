@@ -76,6 +76,9 @@ const CHANNEL = /^[a-z_][a-z0-9_]{0,62}$/;
 const BATCH = 500;
 const DEFAULT_INITIAL_DELAY_MS = 100;
 const DEFAULT_MAX_DELAY_MS = 10_000;
+// Looking again for entries the horizon held back: 5 ms, doubling to 200 ms.
+const MIN_RECHECK_MS = 5;
+const MAX_RECHECK_MS = 200;
 
 /** Throws `INVALID_CHANNEL` unless `channel` is a plain lower-case identifier (LISTEN takes no parameter). */
 export function checkChannel(channel: string): string {
@@ -114,7 +117,7 @@ function scheduleUnref(run: () => void, delayMs: number): () => void {
   return () => clearTimeout(timer);
 }
 
-/** The part of a log entry the tail looks at. */
+/** The part of a log entry the tail looks at (`op: "floor"`: pruning's marker). */
 interface FeedEntry {
   readonly cursor: number;
   readonly op: string;
@@ -140,6 +143,13 @@ export interface PgFeed {
   start(): void;
   /** Reads and delivers what is new (after a local commit or a notification). */
   kick(): void;
+  /**
+   * This process committed entries up to `cursor` (undefined: not known,
+   * e.g. a reset): reads them, and tells the other servers with one
+   * notification from the listener's connection (one in flight at a time;
+   * commits meanwhile share the next).
+   */
+  committed(cursor: number | undefined): void;
   /** Resolves once `delivered` has its first value (never rejects); immediately when not started. */
   settled(): Promise<void>;
   close(): Promise<void>;
@@ -172,6 +182,17 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
   let running: Promise<void> | undefined;
   let attemptInFlight: Promise<void> | undefined;
   let again = false;
+  // The newest cursor known to be committed (by this process, or announced
+  // by another): while the tail is behind it, the horizon holds entries back
+  // and the tail looks again shortly.
+  let wanted = 0;
+  let cancelRecheck: (() => void) | undefined;
+  let recheckDelay = MIN_RECHECK_MS;
+  // Notifications: this process's id (its own are skipped), the newest
+  // cursor to announce, and whether one is on its way.
+  const feedId = Math.floor(random() * 2 ** 48).toString(36);
+  let announce: { cursor: number | undefined } | undefined;
+  let announcing = false;
   // Connections being ended, so `close()` can wait for their sockets.
   const ending = new Set<Promise<void>>();
   let waiters: { resolve(): void; reject(error: unknown): void }[] = [];
@@ -223,17 +244,14 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
       if (closed || since === undefined) return;
       const entries = await deps.read(since, BATCH);
       if (closed || entries.length === 0) return;
-      const first = entries[0];
-      // A jump is usually a rolled-back insert's unused sequence value; it
-      // is a loss only if entries after `since` were pruned or reset away.
-      if (first !== undefined && first.cursor > since + 1) {
-        const { oldest, latest } = await deps.bounds();
+      // Pruning leaves a floor marker at the newest entry it removed: seeing
+      // it means entries after `since` are gone (cursor gaps are normal).
+      if (entries[0]?.op === "floor") {
+        const { latest } = await deps.bounds();
         if (closed) return;
-        if (oldest !== null && since < oldest - 1) {
-          delivered = latest;
-          deps.reset();
-          continue;
-        }
+        delivered = latest;
+        deps.reset();
+        continue;
       }
       let changes: TEntry[] = [];
       for (const entry of entries) {
@@ -266,6 +284,7 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
           await drain();
         } while (again && !closed);
         tailFailures = 0;
+        lookAgainIfHeld();
       } catch (error) {
         report(error);
         // The database may be back before anything else triggers a read.
@@ -282,6 +301,39 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
         running = undefined;
       }
     })();
+  };
+
+  // Entries committed but above the horizon (an older transaction is still
+  // running somewhere) wake nobody when it ends: look again, backing off.
+  function lookAgainIfHeld(): void {
+    if (closed || delivered === undefined || delivered >= wanted) {
+      recheckDelay = MIN_RECHECK_MS;
+      return;
+    }
+    if (cancelRecheck !== undefined) return;
+    // Not `schedule`: that one paces reconnects (tests hold it).
+    cancelRecheck = scheduleUnref(() => {
+      cancelRecheck = undefined;
+      kick();
+    }, recheckDelay);
+    recheckDelay = Math.min(MAX_RECHECK_MS, recheckDelay * 2);
+  }
+
+  const sendAnnouncements = async (): Promise<void> => {
+    announcing = true;
+    try {
+      while (announce !== undefined && current !== undefined && !closed) {
+        const payload = `${feedId}:${announce.cursor ?? ""}`;
+        announce = undefined;
+        const name = await resolveChannel();
+        await current.query("select pg_notify($1, $2)", [name, payload]);
+      }
+    } catch (error) {
+      // A lost connection reconnects; the others catch up when it is back.
+      report(error);
+    } finally {
+      announcing = false;
+    }
   };
 
   const settleWaiters = (error?: unknown): void => {
@@ -331,9 +383,15 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
       self.on("end", () => lost(self, new Error("the listener connection ended")));
       self.on("notification", (message: Notification) => {
         if (message.channel !== name) return;
-        const cursor = Number(message.payload);
+        const [sender, announced] = (message.payload ?? "").split(":");
         // Our own commits were read already after their local publish.
-        if (delivered !== undefined && Number.isSafeInteger(cursor) && cursor <= delivered) return;
+        if (sender === feedId) return;
+        // "<sender>:<cursor>", "<sender>:" (a reset), or an older server's "<cursor>".
+        const cursor = announced === "" ? Number.NaN : Number(announced ?? sender);
+        if (Number.isSafeInteger(cursor)) {
+          if (delivered !== undefined && cursor <= delivered) return;
+          wanted = Math.max(wanted, cursor);
+        }
         kick();
       });
       await self.connect();
@@ -379,6 +437,23 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
     },
     start,
     kick,
+    committed(cursor) {
+      if (cursor !== undefined) wanted = Math.max(wanted, cursor);
+      kick();
+      if (closed) return;
+      // Commits waiting for the next notification share it; without a known
+      // cursor (a reset) the others just look.
+      announce =
+        announce === undefined
+          ? { cursor }
+          : {
+              cursor:
+                announce.cursor === undefined || cursor === undefined
+                  ? undefined
+                  : Math.max(announce.cursor, cursor),
+            };
+      if (!announcing) void sendAnnouncements();
+    },
     async settled() {
       await initialising?.catch(() => undefined);
     },
@@ -387,6 +462,7 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
       closed = true;
       cancelReconnect?.();
       cancelRetryTail?.();
+      cancelRecheck?.();
       settleWaiters(new ChangeFeedError("FEED_CLOSED"));
       const client = current;
       current = undefined;
