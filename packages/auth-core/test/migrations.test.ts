@@ -135,6 +135,9 @@ describe.each(databases)("auth.reset on $name", (database) => {
     const session = await f.auth.resolveSession(token);
     if (session === null) throw new Error("the fixture's session did not resolve");
     await f.auth.createApiKey(session, { name: "ci" });
+    // Signing out writes the revocation journal; sign in again for a live token.
+    await f.auth.revokeSession(session);
+    const { token: live } = await f.signIn("b@example.com");
     const now = f.clock.now();
     await f.accountTables
       .insertInto("svc_linked_accounts")
@@ -159,6 +162,7 @@ describe.each(databases)("auth.reset on $name", (database) => {
     expect(Object.keys(counts).sort()).toEqual([...sessionTableNames, ...accountTableNames].sort());
     expect(Object.values(counts).every((count) => count === 0)).toBe(true);
     expect(await f.auth.resolveSession(token)).toBeNull();
+    expect(await f.auth.resolveSession(live)).toBeNull();
     // The cooldown went with the codes.
     await f.auth.sendMagicCode({ email: "c@example.com" }, { exposeDevCode: false });
     expect((await limiter.increment("203.0.113.9")).totalHits).toBe(1);
