@@ -9,7 +9,8 @@ export interface LoadLimiter {
  * snapshot or live query value in memory, so a connection's bytes in
  * flight stay under `max` times the frame bound whatever it asks for: a
  * client that opens 256 subscriptions at once gets them one slot after
- * another, and the event loop serves other callers between them.
+ * another, and the event loop serves other callers between them (a slot
+ * passes to the next load on the next turn of the loop).
  */
 export function createLoadLimiter(max: number): LoadLimiter {
   let running = 0;
@@ -24,7 +25,9 @@ export function createLoadLimiter(max: number): LoadLimiter {
       } finally {
         const next = waiting.shift();
         if (next === undefined) running -= 1;
-        else next();
+        // On the next turn of the event loop: loads that finish without I/O
+        // would otherwise chain in microtasks and starve every other request.
+        else setImmediate(next);
       }
     },
   };

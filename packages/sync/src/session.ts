@@ -1,12 +1,13 @@
 import type { ExistsResolver } from "@svc/policy-engine";
 import { type AuthContext, isWireError } from "@svc/schema";
-import { DEFAULT_LIMIT, type Row, StoreError } from "@svc/store";
+import { type Row, StoreError } from "@svc/store";
 import type { LoggedChange } from "./change-log.js";
 import type { Sync } from "./create-sync.js";
 import { SyncError, type SyncErrorCode, syncErrorCodes } from "./errors.js";
 import { changeFrameBytes, snapshotFrameText } from "./frame-text.js";
 import { type LiveQuery, openLiveQuery } from "./live-query.js";
 import { createLoadLimiter } from "./load-limiter.js";
+import { readSnapshotRows, rowSizeHintsOf, snapshotTooLarge } from "./snapshot-read.js";
 import { type PulledChange, viewChange, viewChangeNow } from "./visibility.js";
 import type { ClientFrame, LiveQueryFrame, ServerFrame, SubscribeFrame } from "./ws-frames.js";
 
@@ -15,14 +16,6 @@ export const MAX_SUBSCRIPTIONS = 256;
 
 // Entries read per log page while a subscription with `since` catches up.
 const CATCH_UP_PAGE = 500;
-// Rows read per store query while a snapshot loads (a larger `limit` takes several).
-const SNAPSHOT_PAGE_ROWS = 100;
-
-function snapshotTooLarge(max: number): SyncError {
-  return new SyncError("SNAPSHOT_TOO_LARGE", {
-    message: `The snapshot is larger than ${max} bytes; subscribe with a smaller limit or a narrower where.`,
-  });
-}
 
 interface Subscription {
   readonly id: string;
@@ -280,51 +273,22 @@ export function openSession(
     }
   };
 
-  /**
-   * Reads the snapshot in pages of at most `SNAPSHOT_PAGE_ROWS` rows,
-   * writing each row's JSON as it comes, and sends it as one frame. A
-   * snapshot past `maxSnapshotBytes` is refused with `SNAPSHOT_TOO_LARGE`
-   * as soon as its text is sure to be too large, so what is held in memory
-   * stays near the bound whatever `limit` asked for.
-   */
+  /** Reads the snapshot (see `readSnapshotRows`) and sends it as one frame, written once. */
   const loadSnapshot = async (
     frame: SubscribeFrame,
     subscription: Subscription,
   ): Promise<number> => {
     const cursor = await sync.log.latestCursor();
     const max = sync.limits.maxSnapshotBytes;
-    const reader = sync.store.reader(auth);
-    const texts: string[] = [];
-    // Pages are read one after another: a row moved by a write between two
-    // reads could come twice (its change follows the snapshot anyway).
-    const seen = new Set<string>();
-    let units = 2;
-    let remaining = frame.limit ?? DEFAULT_LIMIT;
-    let after: string | undefined;
-    while (remaining > 0 && active(subscription)) {
-      const page = await reader.query(frame.entity, {
-        ...(frame.where !== undefined && { where: frame.where }),
-        ...(frame.orderBy !== undefined && { orderBy: frame.orderBy }),
-        limit: Math.min(remaining, SNAPSHOT_PAGE_ROWS),
-        ...(after !== undefined && { cursor: after }),
-      });
-      for (const row of page.rows) {
-        if (seen.has(row.id)) continue;
-        seen.add(row.id);
-        const text = JSON.stringify(row);
-        texts.push(text);
-        // Each UTF-16 unit is at least one byte: past the bound in units is past it in bytes.
-        units += text.length + 1;
-        if (units > max) throw snapshotTooLarge(max);
-      }
-      remaining -= page.rows.length;
-      if (page.nextCursor === null) break;
-      after = page.nextCursor;
-    }
+    const rowsText = await readSnapshotRows({
+      reader: sync.store.reader(auth),
+      frame,
+      max,
+      hints: rowSizeHintsOf(sync),
+      active: () => active(subscription),
+    });
     if (!active(subscription)) return cursor;
-    const encoded = Buffer.from(
-      snapshotFrameText(subscription.idText, `[${texts.join(",")}]`, cursor),
-    );
+    const encoded = Buffer.from(snapshotFrameText(subscription.idText, rowsText, cursor));
     if (encoded.length > max) throw snapshotTooLarge(max);
     sendEncoded(encoded, cursor);
     return cursor;

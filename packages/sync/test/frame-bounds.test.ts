@@ -3,6 +3,7 @@ import type { Store } from "@svc/store";
 import { testDatabases } from "@svc/tooling/databases";
 import { afterEach, describe, expect, it } from "vitest";
 import {
+  createLoadLimiter,
   createReadTracker,
   createSync,
   DEFAULT_MAX_CONCURRENT_LOADS,
@@ -33,6 +34,31 @@ const queries: Record<string, QueryFn> = {
     return { count, pad: "p".repeat(size) };
   },
 };
+
+describe("createLoadLimiter", () => {
+  it("runs at most max loads at once, in order, and yields to the event loop between them", async () => {
+    const limiter = createLoadLimiter(1);
+    const order: string[] = [];
+    const first = limiter.run(async () => {
+      order.push("first");
+      // Other work waiting on the event loop (a request) goes before the next load.
+      setImmediate(() => order.push("other work"));
+    });
+    const second = limiter.run(async () => {
+      order.push("second");
+    });
+    await Promise.all([first, second]);
+    expect(order).toEqual(["first", "other work", "second"]);
+  });
+
+  it("hands the slot on when a load fails", async () => {
+    const limiter = createLoadLimiter(1);
+    const failed = limiter.run(() => Promise.reject(new Error("boom")));
+    const next = limiter.run(async () => "ran");
+    await expect(failed).rejects.toThrow("boom");
+    await expect(next).resolves.toBe("ran");
+  });
+});
 
 describe("createSync bounds", () => {
   it("default to 1 MiB per snapshot and per result, 4 loads per connection", () => {
@@ -67,7 +93,24 @@ describe.each(testDatabases())("frame bounds on $name", (database) => {
         }),
     };
     const { gate: _gate, ...syncOptions } = options;
-    const sync = createSync({ store, log, queries: runner, ...syncOptions });
+    // Counts what snapshots read through the store.
+    const reads = { queries: 0, rows: 0 };
+    const counted: Store = {
+      ...store,
+      reader: (auth) => {
+        const reader = store.reader(auth);
+        return {
+          get: (entity, id) => reader.get(entity, id),
+          async query(entity, queryOptions) {
+            const page = await reader.query(entity, queryOptions);
+            reads.queries += 1;
+            reads.rows += page.rows.length;
+            return page;
+          },
+        };
+      },
+    };
+    const sync = createSync({ store: counted, log, queries: runner, ...syncOptions });
     const frames: ServerFrame[] = [];
     const bytes: number[] = [];
     const waiters: (() => void)[] = [];
@@ -94,6 +137,7 @@ describe.each(testDatabases())("frame bounds on $name", (database) => {
       frames,
       bytes,
       runs,
+      reads,
       subscribe: (id: string, frame: Record<string, unknown>) =>
         session.handle({ type: "subscribe", id, ...frame } as Parameters<typeof session.handle>[0]),
       async until(count: number): Promise<ServerFrame[]> {
@@ -179,6 +223,32 @@ describe.each(testDatabases())("frame bounds on $name", (database) => {
     expect((some as unknown as { rows: { title: string }[] }).rows.map((row) => row.title)).toEqual(
       [...titles].reverse().slice(0, 150),
     );
+  });
+
+  it("reads small rows in one query, and large rows a few at a time once it has seen them", async () => {
+    await insertTasks(Array.from({ length: 100 }, (_, i) => `small ${i}`));
+    const client = open();
+    client.subscribe("small", { entity: "Task" });
+    await client.until(1);
+    expect(client.reads).toEqual({ queries: 1, rows: 100 });
+    // A table of 60 KiB rows: refused once 18 rows passed 1 MiB.
+    const large = open();
+    await fixture().store.transaction(adminAuth, async (db) => {
+      for (const { id } of (await db.query("Task")).rows) {
+        await db.update("Task", id, { title: "x".repeat(60 * 1024) });
+      }
+    });
+    large.subscribe("first", { entity: "Task" });
+    await large.until(1);
+    const firstRows = large.reads.rows;
+    large.subscribe("second", { entity: "Task" });
+    const frames = await large.until(2);
+    expect(frames.map((frame) => (frame as { error?: { code: string } }).error?.code)).toEqual([
+      "SNAPSHOT_TOO_LARGE",
+      "SNAPSHOT_TOO_LARGE",
+    ]);
+    // The second read sized its page from the first: about a megabyte of rows, not a hundred.
+    expect(large.reads.rows - firstRows).toBeLessThanOrEqual(20);
   });
 
   it("closes a live query whose value passes maxResultBytes with RESULT_TOO_LARGE", async () => {
