@@ -97,6 +97,8 @@ export interface ApiKeys {
   flush(): Promise<void>;
   /** Drops any cached verification of the user's keys (after a deletion commits). */
   forgetUser(userId: string): void;
+  /** Drops every cached verification. */
+  forgetAll(): void;
   /** Flushes and stops the periodic flush. */
   close(): Promise<void>;
 }
@@ -112,7 +114,7 @@ export function createApiKeys(options: {
   tables: () => Kysely<AuthTables>;
   hmacKey: Buffer;
   now: () => number;
-  /** Cache verified keys for a second (only where this process is the sole writer). */
+  /** Cache verified keys for a second (revocations elsewhere must call `forgetUser`). */
   cache: boolean;
 }): ApiKeys {
   const { tables, hmacKey, now } = options;
@@ -233,6 +235,9 @@ export function createApiKeys(options: {
     flush,
     forgetUser(userId) {
       forget((entry) => entry.auth.userId === userId);
+    },
+    forgetAll() {
+      cache.clear();
     },
     async close() {
       clearInterval(timer);

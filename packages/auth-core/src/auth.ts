@@ -185,7 +185,7 @@ export interface Auth {
    * revoked sessions or keys, account deletion or claim, a password change
    * or reset, an organization selection): this server's at once, other
    * servers' (sharing the database) within one poll of the revocation
-   * journal, 250 ms by default. The live transports re-check their open
+   * journal (50 ms on Postgres, 250 ms on SQLite by default). The live transports re-check their open
    * connections of that user on each. Returns the remover.
    *
    * @example

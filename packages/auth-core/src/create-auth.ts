@@ -25,7 +25,11 @@ import {
 } from "./jwt/upstream-jwt.js";
 import type { CaptchaVerifier, EmailSettings, SmsTransport } from "./outbound.js";
 import { requireRealSession } from "./real-session.js";
-import { createRevocationJournal } from "./revocations.js";
+import {
+  createRevocationJournal,
+  DEFAULT_REVOCATION_POLL_MS,
+  DEFAULT_SHARED_REVOCATION_POLL_MS,
+} from "./revocations.js";
 import { deriveKey } from "./secrets.js";
 import { SessionCache } from "./session-cache.js";
 import {
@@ -75,7 +79,11 @@ export interface AuthOptions {
   readonly upstreamJWT?: UpstreamJWTConfig;
   /** Milliseconds since the epoch. Default `Date.now`. */
   readonly now?: () => number;
-  /** How often other servers' revocations are read from the journal (`onRevoked`). Default 250 ms. */
+  /**
+   * How often other servers' revocations are read from the journal (they
+   * drop cached sessions and keys, and reach `onRevoked` listeners).
+   * Default 50 ms on Postgres, 250 ms on SQLite.
+   */
   readonly revocationPollMs?: number;
 }
 
@@ -110,18 +118,36 @@ export function createAuth(options: AuthOptions): Auth {
   };
   const now = options.now ?? Date.now;
   const tables = () => authTables(options.database);
-  // Only where this process is the sole writer of the sessions table.
-  const cache = options.database.dialect === "sqlite" ? new SessionCache() : undefined;
+  // Resolved sessions and keys are cached on every database: this process's
+  // revocations drop their entries at once, other servers' within one poll
+  // of the revocation journal (below), and entries live a second at most.
+  const cache = new SessionCache();
   const apiKeys = createApiKeys({
     tables,
     hmacKey: deriveKey(options.secret, "api key secrets"),
     now,
-    cache: options.database.dialect === "sqlite",
+    cache: true,
   });
   const revocations = createRevocationJournal({
     tables,
     now,
-    ...(options.revocationPollMs !== undefined && { pollMs: options.revocationPollMs }),
+    pollMs:
+      options.revocationPollMs ??
+      (options.database.dialect === "postgres"
+        ? DEFAULT_SHARED_REVOCATION_POLL_MS
+        : DEFAULT_REVOCATION_POLL_MS),
+    onError(error) {
+      console.error("svc: auth: reading the revocation journal failed:", error);
+      // What other servers revoked meanwhile is unknown: trust nothing cached.
+      cache.clear();
+      apiKeys.forgetAll();
+    },
+  });
+  // Another server's revocation drops this process's cached entries of the user.
+  const stopForgetting = revocations.onRevoked(({ userId, local }) => {
+    if (local) return;
+    cache.forgetUser(userId);
+    apiKeys.forgetUser(userId);
   });
   const totp = createTotp({
     database: options.database,
@@ -151,7 +177,7 @@ export function createAuth(options: AuthOptions): Auth {
       deleteApiKeys: (db, userId) => apiKeys.deleteForUser(db, userId),
       deleteSecondFactor: (db, userId) => totp.deleteForUser(db, userId),
       async forgetUser(userId, reason) {
-        cache?.forgetUser(userId);
+        cache.forgetUser(userId);
         apiKeys.forgetUser(userId);
         await revocations.announce(userId, reason);
       },
@@ -217,10 +243,10 @@ export function createAuth(options: AuthOptions): Auth {
     database: options.database,
     async resolveSession(token) {
       const now = runtime.now();
-      const cached = cache?.get(token, now);
+      const cached = cache.get(token, now);
       const session = cached ?? (await findSession(token, now));
       if (session === null || session.expiresAt <= now) return null;
-      if (cached === undefined) cache?.set(token, session, now);
+      if (cached === undefined) cache.set(token, session, now);
       // Roles are read at every resolution, so a membership change applies
       // at once; a session that selected no organization costs no lookup.
       const roles =
@@ -273,7 +299,7 @@ export function createAuth(options: AuthOptions): Auth {
     async revokeSession(auth) {
       const { userId, sessionId } = requireSession(auth);
       await deleteSession(tables(), sessionId);
-      cache?.forget(sessionId);
+      cache.forget(sessionId);
       await revocations.announce(userId, "sign-out");
       await audit(auth, "SignOut", { session_id: sessionId });
       return { revoked: true };
@@ -281,7 +307,7 @@ export function createAuth(options: AuthOptions): Auth {
     async revokeAllSessions(auth) {
       const { userId } = requireSession(auth);
       const revoked = await deleteUserSessions(tables(), userId);
-      cache?.forgetUser(userId);
+      cache.forgetUser(userId);
       await revocations.announce(userId, "sessions-revoked");
       await audit(auth, "SessionsRevoke", { sessions: revoked });
       return { revoked };
@@ -357,7 +383,7 @@ export function createAuth(options: AuthOptions): Auth {
         roles = held;
       }
       await setActiveOrg(tables(), sessionId, orgId);
-      cache?.forget(sessionId);
+      cache.forget(sessionId);
       await revocations.announce(userId, "org-selected");
       await audit(auth, "OrgSelect", { org_id: orgId }, ip);
       return { org_id: orgId, roles };
@@ -395,6 +421,7 @@ export function createAuth(options: AuthOptions): Auth {
     exportUser: (userId) => exportUser(runtime, apiKeys, userId),
     onRevoked: (listener) => revocations.onRevoked(listener),
     close: () => {
+      stopForgetting();
       revocations.close();
       return apiKeys.close();
     },
@@ -405,7 +432,7 @@ export function createAuth(options: AuthOptions): Auth {
       }
       const totpTables = options.database.db as unknown as Kysely<TotpTables>;
       for (const table of totpTableNames) await totpTables.deleteFrom(table).execute();
-      cache?.clear();
+      cache.clear();
     },
   };
 }

@@ -15,8 +15,14 @@ const RETENTION_MS = 60 * 60 * 1000;
 /** Entries read per poll at most; a larger burst is read over the next polls. */
 const POLL_LIMIT = 1000;
 
-/** Default interval between polls of the journal: 250 ms. */
+/** Default interval between polls of the journal on SQLite (processes sharing a file): 250 ms. */
 export const DEFAULT_REVOCATION_POLL_MS = 250;
+
+/**
+ * Default interval on Postgres, where several servers cache sessions and
+ * keys: 50 ms, so a revocation reaches every server within 100 ms.
+ */
+export const DEFAULT_SHARED_REVOCATION_POLL_MS = 50;
 
 /** Why a user's credentials changed; carried to listeners, never to clients. */
 export type RevocationReason =

@@ -5,18 +5,18 @@ const CAPACITY = 10_000;
 
 /**
  * How long an entry is trusted. Revocations through this process drop
- * their entries at once; the bound only matters when another process
- * shares the `SVC_SESSION_DB` file and revokes there.
+ * their entries at once, other processes' when the revocation journal is
+ * read (every 50 ms on Postgres); the bound caches the rest.
  */
 export const SESSION_CACHE_TTL_MS = 1000;
 
 /**
- * Resolved sessions by token, for the embedded SQLite deployment, where this
- * process is normally the only writer of the sessions table: every
- * revocation through `Auth` calls `forget` / `forgetUser`, so a revoked
- * session is refused at once, while a live one costs a map lookup instead of
- * a query. Entries also expire after `SESSION_CACHE_TTL_MS`. On Postgres,
- * where another server may revoke, there is no cache (see `createAuth`).
+ * Resolved sessions by token: every revocation through this process's
+ * `Auth` calls `forget` / `forgetUser`, and another server's reaches it
+ * through the revocation journal (see `createAuth`), so a revoked session
+ * is refused at once here and within one journal poll elsewhere, while a
+ * live one costs a map lookup instead of a query. Entries also expire after
+ * `SESSION_CACHE_TTL_MS`.
  */
 export class SessionCache {
   readonly #entries = new Map<string, { record: SessionRecord; cachedAt: number }>();
