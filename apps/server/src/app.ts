@@ -28,6 +28,7 @@ import { registerBatchRoutes } from "./http/routes/batch.js";
 import { registerEntityRoutes } from "./http/routes/entities.js";
 import { type FunctionCaller, registerFunctionRoutes } from "./http/routes/functions.js";
 import { registerOperationalRoutes, registerTestResetRoute } from "./http/routes/operational.js";
+import { createStorageHealth, type StorageHealth } from "./http/storage-health.js";
 import type { StudioOptions } from "./studio/studio-options.js";
 import { createStudioRouter } from "./studio/studio-router.js";
 
@@ -90,6 +91,8 @@ export interface AppOptions {
 export interface App {
   readonly express: express.Express;
   readonly metrics: ServerMetrics;
+  /** Whether writes have room; failures outside a request (jobs) may be reported to it too. */
+  readonly storage: StorageHealth;
 }
 
 /** `origins` plus the origin of `url` (when given and not listed yet). */
@@ -168,7 +171,8 @@ export function createApp(options: AppOptions): App {
     app.get("/events", (req, res) => events.handle(req, res));
     app.options("/events", (req, res) => events.handle(req, res));
   }
-  registerOperationalRoutes(app, { store: options.store, metrics, now, startedAt });
+  const storage = createStorageHealth({ probe: () => options.store.probeStorage(), now });
+  registerOperationalRoutes(app, { store: options.store, metrics, storage, now, startedAt });
   if (options.devMode && options.inMemory) {
     const auth = options.auth?.core;
     const { oauth, billing, jobs } = options;
@@ -192,7 +196,11 @@ export function createApp(options: AppOptions): App {
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const { status, body: envelope, headers, internal } = toErrorResponse(error);
     // Exposed 5xx errors (a failing function) keep their cause for the log.
-    if (internal || status >= 500) onInternalError(error, req);
+    if (internal || status >= 500) {
+      onInternalError(error, req);
+      // A full disk takes the server out of readiness until there is room.
+      storage.observe(error);
+    }
     if (res.headersSent) {
       res.end();
       return;
@@ -201,5 +209,5 @@ export function createApp(options: AppOptions): App {
     res.status(status).json(envelope);
   });
 
-  return { express: app, metrics };
+  return { express: app, metrics, storage };
 }

@@ -179,6 +179,9 @@ export async function startServer(
   });
   let store: Store;
   let recordCommit: (transactions: number) => void = () => undefined;
+  // Background writes (jobs, pruning) that find the disk full mark the
+  // storage full too; the app's readiness check exists once the app does.
+  let observeStorage: (error: unknown) => void = () => undefined;
   let stopPruning = (): void => undefined;
   let stopCallerWatch = (): void => undefined;
   const jobs = createJobQueue({
@@ -275,7 +278,10 @@ export async function startServer(
     // On Postgres: LISTEN is active (or the boot fails) before any subscription is served.
     await changeLog.ready();
     stopPruning = startPruning(changeLog, {
-      onError: (error) => console.error("svc: sync: pruning the change log failed:", error),
+      onError: (error) => {
+        observeStorage(error);
+        console.error("svc: sync: pruning the change log failed:", error);
+      },
     });
     await discoverProviders(config.oauth);
     const functions = await loadFunctions(resolve(manifestDir, manifest.functions));
@@ -305,7 +311,10 @@ export async function startServer(
         await runner.run(job.name, job.args, job.auth);
       },
       isRetryable: isRetryableJobError,
-      onError: (error) => console.error("svc: jobs:", error),
+      onError: (error) => {
+        observeStorage(error);
+        console.error("svc: jobs:", error);
+      },
       ...(options.now !== undefined && { now: options.now }),
     });
     const sync = createSync({
@@ -459,6 +468,7 @@ export async function startServer(
       ...options,
     });
     recordCommit = app.metrics.recordCommit;
+    observeStorage = app.storage.observe;
     server.on("request", app.express);
     worker.start();
     const port = boundPort;

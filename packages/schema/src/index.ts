@@ -91,6 +91,7 @@ export type {
   RoomMessage,
   RoomTick,
 } from "./room-logic.js";
+export { isStorageFull, STORAGE_FULL, STORAGE_FULL_RETRY_AFTER_SECS } from "./storage-full.js";
 export { checkFieldValue, normalizeDatetime, type ValueCheck, type ValueIssue } from "./values.js";
 export {
   type ErrorBody,

@@ -1,3 +1,5 @@
+import { isStorageFull, STORAGE_FULL, STORAGE_FULL_RETRY_AFTER_SECS } from "./storage-full.js";
+
 /**
  * The contract every svc error sent to a client keeps, whichever package
  * raised it: a stable `code`, an HTTP `status` (400..599), `expose: true`
@@ -51,15 +53,35 @@ export interface ErrorResponse {
 
 const GENERIC_500 = { code: "INTERNAL_ERROR", message: "Something went wrong on the server." };
 
+const STORAGE_FULL_RESPONSE: ErrorResponse = {
+  status: STORAGE_FULL.status,
+  body: {
+    retry_after_secs: STORAGE_FULL_RETRY_AFTER_SECS,
+    error: {
+      code: STORAGE_FULL.code,
+      message: "The server's storage is full; try again later.",
+    },
+  },
+  headers: { "Retry-After": String(STORAGE_FULL_RETRY_AFTER_SECS) },
+  internal: false,
+};
+
 /**
  * Maps any thrown value to the response an HTTP adapter sends. This is the
  * one place errors become HTTP: a wire error keeps its code, status, message,
  * details and headers; a client error of the HTTP framework itself (an
  * http-errors object with a 4xx status and no svc code) becomes 400
- * `BAD_REQUEST`, or `INVALID_PATH` for a badly encoded path; anything else
- * is a generic 500 with nothing of the original in it.
+ * `BAD_REQUEST`, or `INVALID_PATH` for a badly encoded path; a failure
+ * whose cause is a full disk or database (`isStorageFull`), from whichever
+ * package, is `507 STORAGE_FULL` with `Retry-After`; anything else is a
+ * generic 500 with nothing of the original in it.
  */
 export function toErrorResponse(error: unknown): ErrorResponse {
+  // Before the wire check: a package's own 5xx (DATABASE_ERROR, a failed
+  // function) over a full disk says so, and so does a raw driver error.
+  if ((!isWireError(error) || error.status >= 500) && isStorageFull(error)) {
+    return STORAGE_FULL_RESPONSE;
+  }
   if (isWireError(error)) {
     // `error` is the envelope's own key; a detail can never replace it.
     const { error: _envelope, ...details } = error.details ?? {};

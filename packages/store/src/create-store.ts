@@ -14,6 +14,7 @@ import { selectPageJSON } from "./list-json.js";
 import { migrateDatabase } from "./migrate.js";
 import { checkId } from "./prepare-write.js";
 import { authorize, findModel, type OperationContext, selectPage, selectRow } from "./read-ops.js";
+import { probeStorage } from "./storage-probe.js";
 import type {
   BeforeDeleteHook,
   ChangeEvent,
@@ -367,6 +368,8 @@ export function createStore(options: CreateStoreOptions): Store {
           (readDb === db ? [db] : [db, readDb]).map((target) => sql`select 1`.execute(target)),
         );
       }),
+    // A driver's own full error (a Postgres probe write) becomes STORAGE_FULL in `guarded`.
+    probeStorage: () => guarded(() => probeStorage(db, dialect)),
     truncateAll: async () => {
       await guarded(() => truncateTables(db, dialect, manifest, bus));
       bus.publishReset?.();

@@ -1,4 +1,4 @@
-import { SchemaError } from "@svc/schema";
+import { isStorageFull, SchemaError } from "@svc/schema";
 import type { EntityModel } from "./entity-model.js";
 import { StoreError } from "./errors.js";
 
@@ -74,7 +74,6 @@ export function uniqueViolation(
   });
 }
 
-/** Wraps an unexpected error as a generic 500 that keeps the original as `cause`. */
 /** Errors thrown by application hooks: they reach the caller as they are, never as DATABASE_ERROR. */
 const hookErrors = new WeakSet<Error>();
 
@@ -85,8 +84,14 @@ export function hookError(thrown: unknown): Error {
   return error;
 }
 
+/**
+ * Wraps an unexpected (driver) error: `STORAGE_FULL` (507) when the disk or
+ * the database has no room left (`SQLITE_FULL`, Postgres `53100`, ...),
+ * otherwise a generic `DATABASE_ERROR` (500); the original stays as `cause`.
+ */
 export function databaseError(error: unknown): Error {
   if (error instanceof StoreError || error instanceof SchemaError) return error;
   if (error instanceof Error && hookErrors.has(error)) return error;
+  if (isStorageFull(error)) return new StoreError("STORAGE_FULL", { cause: error });
   return new StoreError("DATABASE_ERROR", { cause: error });
 }

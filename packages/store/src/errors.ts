@@ -22,6 +22,7 @@ export const storeErrorCodes = {
   INVALID_CURSOR: { status: 400, message: "The cursor is invalid." },
   POLICY_DENIED: { status: 403, message: "Access denied." },
   DATABASE_ERROR: { status: 500, message: "The database could not complete the request." },
+  STORAGE_FULL: { status: 507, message: "The server's storage is full; try again later." },
   TRANSACTION_FINISHED: {
     status: undefined,
     message: "The transaction has already finished; use the writer only inside its work function.",

@@ -194,6 +194,16 @@ export interface Store {
   onChange(listener: ChangeListener): () => void;
   /** Resolves when the database answers a trivial query, on the writer and the read pool. */
   ping(): Promise<void>;
+  /**
+   * Resolves when the database has room for writes, else rejects with
+   * `STORAGE_FULL`. On SQLite it writes nothing: every database file of
+   * the connection (attached ones too) must have at least 1 MiB left, by
+   * its `max_page_count` and by the free space of its file system. On
+   * Postgres, whose disk the server cannot see, it writes and deletes 64
+   * KiB in a table of its own (`_svc_storage_probe`, made on first use).
+   * Meant for readiness checks after a write failed with `STORAGE_FULL`.
+   */
+  probeStorage(): Promise<void>;
   /** Deletes every row of every entity (dev-mode test reset). */
   truncateAll(): Promise<void>;
   /** Closes the writer and the read pool (`db` and `readDb`). */

@@ -1,7 +1,8 @@
 import type { Store } from "@svc/store";
 import type { IRouter, Request } from "express";
-import { ServerError } from "../../errors.js";
+import { ServerError, toErrorResponse } from "../../errors.js";
 import type { ServerMetrics } from "../metrics.js";
+import type { StorageHealth } from "../storage-health.js";
 
 function isLoopback(req: Request): boolean {
   const address = req.socket.remoteAddress ?? "";
@@ -10,27 +11,40 @@ function isLoopback(req: Request): boolean {
 
 /**
  * Health (`/health`, always cheap), readiness (`/readyz`, pings the
- * database) and Prometheus metrics (`/metrics`).
+ * database, and answers `507 STORAGE_FULL` while writes fail for want of
+ * room) and Prometheus metrics (`/metrics`).
  */
 export function registerOperationalRoutes(
   app: IRouter,
   options: {
     store: Store;
     metrics: ServerMetrics;
+    /** Whether writes have room (marked by failures, cleared by its probe). */
+    storage: StorageHealth;
     /** Milliseconds since the epoch; injectable for tests. */
     now: () => number;
     startedAt: number;
   },
 ): void {
-  const { store, metrics, now, startedAt } = options;
+  const { store, metrics, storage, now, startedAt } = options;
   app.get("/health", (_req, res) => {
     res.json({ status: "ok", uptime_seconds: Math.floor((now() - startedAt) / 1000) });
   });
   app.get("/readyz", async (_req, res) => {
+    let full: unknown;
     try {
+      full = await storage.check();
       await store.ping();
     } catch (error) {
       throw new ServerError("NOT_READY", undefined, { cause: error });
+    }
+    if (full !== undefined) {
+      // Answered here, not thrown: the failed write was logged already, and
+      // a load balancer asks every few seconds.
+      const { status, body, headers } = toErrorResponse(full);
+      for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+      res.status(status).json(body);
+      return;
     }
     res.json({ status: "ready" });
   });
