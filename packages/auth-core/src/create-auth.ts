@@ -98,6 +98,20 @@ function requireSession(auth: AuthContext): { userId: string; sessionId: string 
   return { userId: auth.userId, sessionId: auth.sessionId };
 }
 
+/** Logs a failing journal read once a minute at most (a poll runs every 50 ms). */
+function journalErrorReporter(): (error: unknown) => void {
+  let lastReport = Number.NEGATIVE_INFINITY;
+  return (error) => {
+    const now = Date.now();
+    if (now - lastReport < 60_000) return;
+    lastReport = now;
+    console.error(
+      "svc: auth: reading the revocation journal failed (cached sessions dropped):",
+      error,
+    );
+  };
+}
+
 /**
  * Creates the auth core over an application store. Checks the app's `User`
  * entity (a `ConfigError` naming the field when it cannot serve sign-in).
@@ -128,6 +142,7 @@ export function createAuth(options: AuthOptions): Auth {
     now,
     cache: true,
   });
+  const reportJournalError = journalErrorReporter();
   const revocations = createRevocationJournal({
     tables,
     now,
@@ -137,18 +152,22 @@ export function createAuth(options: AuthOptions): Auth {
         ? DEFAULT_SHARED_REVOCATION_POLL_MS
         : DEFAULT_REVOCATION_POLL_MS),
     onError(error) {
-      console.error("svc: auth: reading the revocation journal failed:", error);
       // What other servers revoked meanwhile is unknown: trust nothing cached.
       cache.clear();
       apiKeys.forgetAll();
+      reportJournalError(error);
     },
   });
-  // Another server's revocation drops this process's cached entries of the user.
-  const stopForgetting = revocations.onRevoked(({ userId, local }) => {
-    if (local) return;
-    cache.forgetUser(userId);
-    apiKeys.forgetUser(userId);
-  });
+  // Another server's revocation drops this process's cached entries of the
+  // user. Started by the first resolution (after the tables exist), not here.
+  let stopForgetting: (() => void) | undefined;
+  const watchRevocations = (): void => {
+    stopForgetting ??= revocations.onRevoked(({ userId, local }) => {
+      if (local) return;
+      cache.forgetUser(userId);
+      apiKeys.forgetUser(userId);
+    });
+  };
   const totp = createTotp({
     database: options.database,
     secret: options.secret,
@@ -242,6 +261,7 @@ export function createAuth(options: AuthOptions): Auth {
     devMode: runtime.devMode,
     database: options.database,
     async resolveSession(token) {
+      watchRevocations();
       const now = runtime.now();
       const cached = cache.get(token, now);
       const session = cached ?? (await findSession(token, now));
@@ -325,7 +345,10 @@ export function createAuth(options: AuthOptions): Auth {
         ip: session.ip,
       }));
     },
-    resolveApiKey: (token) => apiKeys.resolve(token),
+    resolveApiKey(token) {
+      watchRevocations();
+      return apiKeys.resolve(token);
+    },
     async createApiKey(auth, body, ip) {
       const { userId, sessionId } = requireRealSession(auth);
       return underLiveSession(sessionId, async (db) => {
@@ -421,7 +444,7 @@ export function createAuth(options: AuthOptions): Auth {
     exportUser: (userId) => exportUser(runtime, apiKeys, userId),
     onRevoked: (listener) => revocations.onRevoked(listener),
     close: () => {
-      stopForgetting();
+      stopForgetting?.();
       revocations.close();
       return apiKeys.close();
     },

@@ -139,10 +139,22 @@ export function createRevocationJournal(options: RevocationJournalOptions): Revo
     return polling;
   };
 
+  const stop = (): void => {
+    if (timer !== undefined) clearInterval(timer);
+    timer = undefined;
+  };
+
   const start = (): void => {
     if (timer !== undefined) return;
     timer = setInterval(() => {
-      poll().catch(onError);
+      poll().catch((error: unknown) => {
+        // The database was closed under a journal nobody closed: stop polling.
+        if (error instanceof Error && /driver has already been destroyed/.test(error.message)) {
+          stop();
+          return;
+        }
+        onError(error);
+      });
     }, pollMs);
     timer.unref();
   };
@@ -164,17 +176,13 @@ export function createRevocationJournal(options: RevocationJournalOptions): Revo
       start();
       return () => {
         listeners.delete(listener);
-        if (listeners.size === 0 && timer !== undefined) {
-          clearInterval(timer);
-          timer = undefined;
-        }
+        if (listeners.size === 0) stop();
       };
     },
     poll,
     close() {
       listeners.clear();
-      if (timer !== undefined) clearInterval(timer);
-      timer = undefined;
+      stop();
     },
   };
 }
