@@ -5,6 +5,7 @@ import type { ChangeLog, LoggedChange } from "./change-log.js";
 import { formatCursor, type PullQuery, parsePullQuery } from "./cursor.js";
 import { SyncError } from "./errors.js";
 import { createExistsCache } from "./exists-cache.js";
+import { createLoadScheduler, type LoadScheduler } from "./load-limiter.js";
 import { type LiveQueryRunner, readDependencies } from "./read-tracking.js";
 import {
   cachedExistsResolver,
@@ -45,11 +46,17 @@ export interface SyncOptions {
    */
   readonly maxResultBytes?: number;
   /**
-   * Snapshots and live query runs one connection has in progress at once;
-   * the others wait their turn. With the frame bounds this caps the bytes a
-   * connection holds in flight (4 × 1 MiB by default). Default 4.
+   * Snapshots and live query runs in progress at once, over every
+   * connection; the others wait their turn, connections taking turns.
+   * With the frame bounds this caps the bytes in flight (8 × 1 MiB by
+   * default). Default 8.
    */
   readonly maxConcurrentLoads?: number;
+  /**
+   * Snapshots and live query runs one connection has in progress at once
+   * (4 × 1 MiB in flight by default). Default 4.
+   */
+  readonly maxConnectionLoads?: number;
 }
 
 /** Default of `maxSnapshotBytes`: 1 MiB. */
@@ -57,13 +64,16 @@ export const DEFAULT_MAX_SNAPSHOT_BYTES = 1024 * 1024;
 /** Default of `maxResultBytes`: 1 MiB. */
 export const DEFAULT_MAX_RESULT_BYTES = 1024 * 1024;
 /** Default of `maxConcurrentLoads`. */
-export const DEFAULT_MAX_CONCURRENT_LOADS = 4;
+export const DEFAULT_MAX_CONCURRENT_LOADS = 8;
+/** Default of `maxConnectionLoads`. */
+export const DEFAULT_MAX_CONNECTION_LOADS = 4;
 
 /** The bounds every session of a sync applies (see `SyncOptions`). */
 export interface SyncLimits {
   readonly maxSnapshotBytes: number;
   readonly maxResultBytes: number;
   readonly maxConcurrentLoads: number;
+  readonly maxConnectionLoads: number;
 }
 
 function positiveInteger(name: string, value: number | undefined, fallback: number): number {
@@ -101,6 +111,8 @@ export interface Sync {
   existsResolver(): ExistsResolver;
   /** The frame and concurrency bounds of every session. */
   readonly limits: SyncLimits;
+  /** Schedules the snapshots and live query runs of every session (see `createLoadScheduler`). */
+  readonly loads: LoadScheduler;
   /**
    * The changes after `since` that `auth` may read, at most `limit`
    * entries examined (default 100, at most 1000). Entries the caller may
@@ -144,7 +156,16 @@ export function createSync(options: SyncOptions): Sync {
       options.maxConcurrentLoads,
       DEFAULT_MAX_CONCURRENT_LOADS,
     ),
+    maxConnectionLoads: positiveInteger(
+      "maxConnectionLoads",
+      options.maxConnectionLoads,
+      DEFAULT_MAX_CONNECTION_LOADS,
+    ),
   };
+  const loads = createLoadScheduler({
+    maxConcurrent: limits.maxConcurrentLoads,
+    perLane: limits.maxConnectionLoads,
+  });
   const dependencies = readDependencies(store.manifest);
   const entities = store.manifest.entities.map((entity) => entity.name);
   const policies: ReadPolicies = {
@@ -167,6 +188,7 @@ export function createSync(options: SyncOptions): Sync {
     queries: options.queries,
     readDependencies: dependencies,
     limits,
+    loads,
     subscribe(listener) {
       listeners.add(listener);
       return () => {

@@ -13,6 +13,7 @@ export {
 export {
   createSync,
   DEFAULT_MAX_CONCURRENT_LOADS,
+  DEFAULT_MAX_CONNECTION_LOADS,
   DEFAULT_MAX_RESULT_BYTES,
   DEFAULT_MAX_SNAPSHOT_BYTES,
   type PullResult,
@@ -50,7 +51,12 @@ export {
   sameCaller,
 } from "./live-callers.js";
 export { type LiveQuery, type LiveQueryContext, openLiveQuery } from "./live-query.js";
-export { createLoadLimiter, type LoadLimiter } from "./load-limiter.js";
+export {
+  createLoadScheduler,
+  type LoadLimiter,
+  type LoadScheduler,
+  type LoadSchedulerOptions,
+} from "./load-limiter.js";
 export {
   ChangeFeedError,
   type ChangeFeedErrorCode,

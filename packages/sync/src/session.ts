@@ -6,7 +6,6 @@ import type { Sync } from "./create-sync.js";
 import { SyncError, type SyncErrorCode, syncErrorCodes } from "./errors.js";
 import { changeFrameBytes, snapshotFrameText } from "./frame-text.js";
 import { type LiveQuery, openLiveQuery } from "./live-query.js";
-import { createLoadLimiter } from "./load-limiter.js";
 import { readSnapshotRows, rowSizeHintsOf, snapshotTooLarge } from "./snapshot-read.js";
 import { type PulledChange, viewChange, viewChangeNow } from "./visibility.js";
 import type { ClientFrame, LiveQueryFrame, ServerFrame, SubscribeFrame } from "./ws-frames.js";
@@ -138,8 +137,8 @@ export function openSession(
   const queryFrames = new Map<string, LiveQueryFrame>();
   let auth = initialAuth;
   let closed = false;
-  // Snapshots and live query runs of this connection, a few at a time.
-  const loads = createLoadLimiter(sync.limits.maxConcurrentLoads);
+  // Snapshots and live query runs of this connection, in turn with the others'.
+  const loads = sync.loads.lane();
 
   const send = (frame: ServerFrame): void => {
     if (!closed && sink.open) sink.send(frame);
@@ -278,6 +277,8 @@ export function openSession(
     frame: SubscribeFrame,
     subscription: Subscription,
   ): Promise<number> => {
+    // Unsubscribed (or closed) while waiting for its turn: nothing to read.
+    if (!active(subscription)) return 0;
     const cursor = await sync.log.latestCursor();
     const max = sync.limits.maxSnapshotBytes;
     const rowsText = await readSnapshotRows({

@@ -3,10 +3,11 @@ import type { Store } from "@svc/store";
 import { testDatabases } from "@svc/tooling/databases";
 import { afterEach, describe, expect, it } from "vitest";
 import {
-  createLoadLimiter,
+  createLoadScheduler,
   createReadTracker,
   createSync,
   DEFAULT_MAX_CONCURRENT_LOADS,
+  DEFAULT_MAX_CONNECTION_LOADS,
   DEFAULT_MAX_RESULT_BYTES,
   DEFAULT_MAX_SNAPSHOT_BYTES,
   type LiveQueryRunner,
@@ -35,36 +36,90 @@ const queries: Record<string, QueryFn> = {
   },
 };
 
-describe("createLoadLimiter", () => {
-  it("runs at most max loads at once, in order, and yields to the event loop between them", async () => {
-    const limiter = createLoadLimiter(1);
+describe("createLoadScheduler", () => {
+  /** A load that records its start and end. */
+  const load = (order: string[], name: string, extra?: () => void) => async () => {
+    order.push(`${name} start`);
+    extra?.();
+    await new Promise((resolve) => setImmediate(resolve));
+    order.push(`${name} end`);
+  };
+
+  it("starts one load per turn of the event loop, so other work runs between loads", async () => {
+    const lane = createLoadScheduler({ maxConcurrent: 8, perLane: 8 }).lane();
     const order: string[] = [];
-    const first = limiter.run(async () => {
+    const first = lane.run(async () => {
       order.push("first");
       // Other work waiting on the event loop (a request) goes before the next load.
       setImmediate(() => order.push("other work"));
     });
-    const second = limiter.run(async () => {
+    const second = lane.run(async () => {
       order.push("second");
     });
     await Promise.all([first, second]);
     expect(order).toEqual(["first", "other work", "second"]);
   });
 
+  it("lets connections take turns: a busy one does not hold back another's first load", async () => {
+    const scheduler = createLoadScheduler({ maxConcurrent: 1, perLane: 4 });
+    const busy = scheduler.lane();
+    const other = scheduler.lane();
+    const order: string[] = [];
+    const loads = [1, 2, 3, 4, 5].map((n) => busy.run(load(order, `busy ${n}`)));
+    loads.push(other.run(load(order, "other")));
+    await Promise.all(loads);
+    expect(order.filter((entry) => entry.endsWith("start"))).toEqual([
+      "busy 1 start",
+      "other start",
+      "busy 2 start",
+      "busy 3 start",
+      "busy 4 start",
+      "busy 5 start",
+    ]);
+  });
+
+  it("runs at most perLane loads of a connection and maxConcurrent in all at once", async () => {
+    const scheduler = createLoadScheduler({ maxConcurrent: 3, perLane: 2 });
+    let lane = 0;
+    let all = 0;
+    const peaks = { lane: 0, all: 0 };
+    const tracked = (ownLane: boolean) => async () => {
+      if (ownLane) lane += 1;
+      all += 1;
+      peaks.lane = Math.max(peaks.lane, lane);
+      peaks.all = Math.max(peaks.all, all);
+      for (let turn = 0; turn < 5; turn += 1) await new Promise((r) => setImmediate(r));
+      if (ownLane) lane -= 1;
+      all -= 1;
+    };
+    const one = scheduler.lane();
+    const others = [scheduler.lane(), scheduler.lane()];
+    await Promise.all([
+      ...Array.from({ length: 6 }, () => one.run(tracked(true))),
+      ...others.flatMap((other) => Array.from({ length: 3 }, () => other.run(tracked(false)))),
+    ]);
+    expect(peaks).toEqual({ lane: 2, all: 3 });
+  });
+
   it("hands the slot on when a load fails", async () => {
-    const limiter = createLoadLimiter(1);
-    const failed = limiter.run(() => Promise.reject(new Error("boom")));
-    const next = limiter.run(async () => "ran");
+    const lane = createLoadScheduler({ maxConcurrent: 1, perLane: 1 }).lane();
+    const failed = lane.run(() => Promise.reject(new Error("boom")));
+    const thrown = lane.run(() => {
+      throw new Error("at once");
+    });
+    const next = lane.run(async () => "ran");
     await expect(failed).rejects.toThrow("boom");
+    await expect(thrown).rejects.toThrow("at once");
     await expect(next).resolves.toBe("ran");
   });
 });
 
 describe("createSync bounds", () => {
-  it("default to 1 MiB per snapshot and per result, 4 loads per connection", () => {
+  it("default to 1 MiB per snapshot and per result, 8 loads at once, 4 per connection", () => {
     expect(DEFAULT_MAX_SNAPSHOT_BYTES).toBe(1024 * 1024);
     expect(DEFAULT_MAX_RESULT_BYTES).toBe(1024 * 1024);
-    expect(DEFAULT_MAX_CONCURRENT_LOADS).toBe(4);
+    expect(DEFAULT_MAX_CONCURRENT_LOADS).toBe(8);
+    expect(DEFAULT_MAX_CONNECTION_LOADS).toBe(4);
   });
 });
 
@@ -300,13 +355,13 @@ describe.each(testDatabases())("frame bounds on $name", (database) => {
     expect(client.frames).toHaveLength(2);
   });
 
-  it("loads at most maxConcurrentLoads snapshots and live query runs of a connection at once", async () => {
+  it("loads at most maxConnectionLoads snapshots and live query runs of a connection at once", async () => {
     await insertTasks(["a"]);
     let release: () => void = () => undefined;
     const held = new Promise<void>((resolve) => {
       release = resolve;
     });
-    const client = open({ maxConcurrentLoads: 1, gate: () => held });
+    const client = open({ maxConnectionLoads: 1, gate: () => held });
     client.subscribe("q", { query: "taskTitles" });
     client.subscribe("t", { entity: "Task" });
     await settle();
@@ -321,6 +376,7 @@ describe.each(testDatabases())("frame bounds on $name", (database) => {
     ["maxSnapshotBytes", { maxSnapshotBytes: 0 }],
     ["maxResultBytes", { maxResultBytes: 1.5 }],
     ["maxConcurrentLoads", { maxConcurrentLoads: -1 }],
+    ["maxConnectionLoads", { maxConnectionLoads: 0 }],
   ])("refuses an invalid %s with ConfigError", (name, options) => {
     const { store, log } = fixture();
     expect(() => createSync({ store, log, ...options })).toThrow(ConfigError);
