@@ -5,7 +5,7 @@ import type { ChangeLog, LoggedChange } from "./change-log.js";
 import { formatCursor, type PullQuery, parsePullQuery } from "./cursor.js";
 import { SyncError } from "./errors.js";
 import { createExistsCache } from "./exists-cache.js";
-import { createLoadScheduler, type LoadScheduler } from "./load-limiter.js";
+import { createLoadScheduler, type LoadScheduler } from "./load-scheduler.js";
 import { type LiveQueryRunner, readDependencies } from "./read-tracking.js";
 import {
   cachedExistsResolver,

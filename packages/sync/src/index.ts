@@ -56,7 +56,7 @@ export {
   type LoadLimiter,
   type LoadScheduler,
   type LoadSchedulerOptions,
-} from "./load-limiter.js";
+} from "./load-scheduler.js";
 export {
   ChangeFeedError,
   type ChangeFeedErrorCode,

@@ -4,7 +4,7 @@ import type { LoggedChange } from "./change-log.js";
 import type { Sync } from "./create-sync.js";
 import { SyncError } from "./errors.js";
 import { exceedsBytes, resultFrameText } from "./frame-text.js";
-import type { LoadLimiter } from "./load-limiter.js";
+import type { LoadLimiter } from "./load-scheduler.js";
 import { watchedEntities } from "./read-tracking.js";
 import type { LiveQueryFrame } from "./ws-frames.js";
 
