@@ -50,6 +50,7 @@ import { liveQueryRunner } from "./live-queries.js";
 import { type LivePorts, liveAuthenticator, startLiveTransports } from "./live-transports.js";
 import { loadManifestFile } from "./manifest-file.js";
 import { defaultFilesDir, sqliteFiles } from "./storage-paths.js";
+import { studioMigrations } from "./studio/studio-session-table.js";
 
 /** A running server. */
 export interface RunningServer {
@@ -257,6 +258,8 @@ export async function startServer(
         jobsMigrations({ schema: database.jobsSchema }),
         filesMigrations(),
         idempotencyMigrations(),
+        // The studio's sign-ins, beside auth-core's sessions.
+        studioMigrations(auth.database.schema),
       ],
     });
     // Checks every write of a `file` field from here on (ready, owned by the writer).

@@ -82,36 +82,42 @@ export function registerSignInPages(
   const limiter: RequestHandler[] =
     options.signInLimiter === undefined ? [] : [options.signInLimiter];
 
-  router.post(`${STUDIO_PATH}/sign-in`, ...limiter, input.form, (req: Request, res: Response) => {
-    checkSameOrigin(req);
-    const token = formField(req, "token") ?? "";
-    const next = formField(req, "next");
-    // Bounded before hashing; a real token is 128 hex characters or so.
-    if (token.length > 4096 || !secretsEqual(token, options.adminToken)) {
-      sendPage(res, 401, renderSignIn(devMode, new StudioError("INVALID_TOKEN"), next));
-      return;
-    }
-    // A sign-in replaces the browser's previous studio session.
-    sessions.revoke(studioCookieOf(req));
-    const { id, session } = sessions.create();
-    const now = options.now ?? Date.now;
-    res.setHeader("Set-Cookie", studioCookie(req, id, (session.expiresAt - now()) / 1000));
-    res.redirect(303, safeReturnPath(next));
-  });
+  router.post(
+    `${STUDIO_PATH}/sign-in`,
+    ...limiter,
+    input.form,
+    async (req: Request, res: Response) => {
+      checkSameOrigin(req);
+      const token = formField(req, "token") ?? "";
+      const next = formField(req, "next");
+      // Bounded before hashing; a real token is 128 hex characters or so.
+      if (token.length > 4096 || !secretsEqual(token, options.adminToken)) {
+        sendPage(res, 401, renderSignIn(devMode, new StudioError("INVALID_TOKEN"), next));
+        return;
+      }
+      // A sign-in replaces the browser's previous studio session.
+      await sessions.revoke(studioCookieOf(req));
+      const { id, session } = await sessions.create();
+      const now = options.now ?? Date.now;
+      res.setHeader("Set-Cookie", studioCookie(req, id, (session.expiresAt - now()) / 1000));
+      res.redirect(303, safeReturnPath(next));
+    },
+  );
 
   // A reload of the sign-in page (the browser's address after a wrong
   // token) or a bookmark: the form, or the studio when already signed in.
-  router.get(`${STUDIO_PATH}/sign-in`, (req: Request, res: Response) => {
-    if (sessions.resolve(studioCookieOf(req)) !== null) {
+  router.get(`${STUDIO_PATH}/sign-in`, async (req: Request, res: Response) => {
+    if ((await sessions.resolve(studioCookieOf(req))) !== null) {
       res.redirect(303, STUDIO_PATH);
       return;
     }
     sendPage(res, 200, renderSignIn(devMode));
   });
 
-  router.post(`${STUDIO_PATH}/sign-out`, ...input.signedIn, (req, res) => {
+  router.post(`${STUDIO_PATH}/sign-out`, ...input.signedIn, async (req, res) => {
     checkCsrfToken(req, res);
-    sessions.revoke(studioCookieOf(req));
+    // Deleted from the shared table: every other server refuses it from now on.
+    await sessions.revoke(studioCookieOf(req));
     res.setHeader("Set-Cookie", clearedStudioCookie(req));
     res.redirect(303, STUDIO_PATH);
   });

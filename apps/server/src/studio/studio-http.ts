@@ -61,19 +61,25 @@ export function sessionOf(res: Response): StudioSession {
   return res.locals.studioSession as StudioSession;
 }
 
+/** The session `requireSession` found for this request, or undefined when it has not run or found none. */
+export function foundSessionOf(res: Response): StudioSession | undefined {
+  return res.locals.studioSession as StudioSession | undefined;
+}
+
 /**
  * Lets only a signed-in studio through (else 401 `AUTH_REQUIRED`, which the
  * studio answers with the sign-in form).
  */
 export function requireSession(sessions: StudioSessions): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
-    const session = sessions.resolve(studioCookieOf(req));
-    if (session === null) {
-      next(new StudioError("AUTH_REQUIRED"));
-      return;
-    }
-    res.locals.studioSession = session;
-    next();
+    sessions.resolve(studioCookieOf(req)).then((session) => {
+      if (session === null) {
+        next(new StudioError("AUTH_REQUIRED"));
+        return;
+      }
+      res.locals.studioSession = session;
+      next();
+    }, next);
   };
 }
 

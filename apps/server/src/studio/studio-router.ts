@@ -12,13 +12,14 @@ import { STUDIO_CSS, STUDIO_JS } from "./studio-assets.js";
 import { StudioError } from "./studio-errors.js";
 import {
   formBody,
+  foundSessionOf,
   requireSession,
   securityHeaders,
   sendPage,
   studioCookieOf,
 } from "./studio-http.js";
 import type { StudioOptions } from "./studio-options.js";
-import { createStudioSessions } from "./studio-sessions.js";
+import { createStudioSessions, type StudioSession } from "./studio-sessions.js";
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
@@ -38,7 +39,11 @@ function logInternalError(error: unknown, req: Request): void {
  */
 export function createStudioRouter(options: StudioOptions): Router {
   const router = express.Router({ caseSensitive: true, strict: false });
-  const sessions = createStudioSessions({ ...(options.now !== undefined && { now: options.now }) });
+  // In auth-core's session database, so they survive a restart and work on every server.
+  const sessions = createStudioSessions({
+    database: options.auth.database,
+    ...(options.now !== undefined && { now: options.now }),
+  });
   const form = formBody(options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT);
   const signedIn = [requireSession(sessions), form];
   const onInternalError = options.onInternalError ?? logInternalError;
@@ -90,16 +95,21 @@ export function createStudioRouter(options: StudioOptions): Router {
     if (internal || status >= 500) onInternalError(error, req);
     // e.g. the sign-in limiter's Retry-After.
     setErrorHeaders(res, headers);
-    const signedIn = sessions.resolve(studioCookieOf(req));
-    sendPage(
-      res,
-      status,
-      renderPage({
-        title: status === 404 ? "Not found" : "Error",
-        csrfToken: signedIn?.csrfToken,
-        body: errorBox(body.error),
-      }),
-    );
+    const sendError = (signedIn: StudioSession | null | undefined): void =>
+      sendPage(
+        res,
+        status,
+        renderPage({
+          title: status === 404 ? "Not found" : "Error",
+          csrfToken: signedIn?.csrfToken,
+          body: errorBox(body.error),
+        }),
+      );
+    // The session the gate found, else looked up for the header's sign-out
+    // form (when the lookup itself fails, the page is shown signed out).
+    const found = foundSessionOf(res);
+    if (found !== undefined) sendError(found);
+    else sessions.resolve(studioCookieOf(req)).then(sendError, () => sendError(null));
   });
   return router;
 }
