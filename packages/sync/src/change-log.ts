@@ -11,6 +11,7 @@ import { CompiledQuery, type Kysely, sql } from "kysely";
 import { ChangeFeedError, createPgFeed, type ListenOptions, type PgFeed } from "./pg-feed.js";
 import {
   awaitHorizon,
+  committedTop,
   insertPositioned,
   positionBounds,
   prunePositioned,
@@ -276,7 +277,11 @@ export function createChangeLog(options: ChangeLogOptions): ChangeLog {
   };
 
   const bounds = async (): Promise<LogBounds> => {
-    if (positioned) return positionBounds(db);
+    if (positioned) {
+      // `latest` covers every commit made before this call (as `read` does).
+      await awaitHorizon(db, SETTLE_WAIT_MS);
+      return positionBounds(db);
+    }
     // Two scalar subqueries: each is one index lookup on both dialects
     // (SQLite optimises min/max only when alone in their query).
     const result = await sql<{ oldest: number | string | null; latest: number | string | null }>`
@@ -331,7 +336,10 @@ export function createChangeLog(options: ChangeLogOptions): ChangeLog {
           db,
           listen: options.listen,
           read: readFeed,
-          bounds,
+          // The tail reads below the horizon and looks again for what it
+          // holds back: it never waits for the horizon itself.
+          bounds: () => (positioned ? positionBounds(db) : bounds()),
+          top: () => committedTop(db),
           deliver: (entries) =>
             notifyListeners(
               listeners,
@@ -437,6 +445,8 @@ export function createChangeLog(options: ChangeLogOptions): ChangeLog {
     oldestCursor: async () => (await settledBounds()).oldest,
     async prune() {
       if (positioned) {
+        // Retention applies to every entry committed before the call.
+        await awaitHorizon(db, SETTLE_WAIT_MS);
         return prunePositioned(db, { maxEntries, youngerThan: now() - maxAgeMs });
       }
       const { latest } = await bounds();

@@ -129,6 +129,8 @@ export interface PgFeedDeps<TEntry extends FeedEntry> {
   readonly listen: ListenOptions;
   read(since: number, limit: number): Promise<TEntry[]>;
   bounds(): Promise<{ readonly oldest: number | null; readonly latest: number }>;
+  /** The newest committed cursor, whether or not readers may read it yet. */
+  top(): Promise<number>;
   /** Hands subscribers a run of entries other than reset markers, in cursor order. */
   deliver(entries: TEntry[]): void;
   reset(): void;
@@ -398,6 +400,10 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
       if (closed) throw new ChangeFeedError("FEED_CLOSED");
       // The name passed `checkChannel`, so quoting it needs no escaping.
       await self.query(`LISTEN "${name}"`);
+      if (closed) throw new ChangeFeedError("FEED_CLOSED");
+      // Commits made while no notification could reach us may still be
+      // held back by the horizon: wait for them as for announced ones.
+      wanted = Math.max(wanted, await deps.top());
       if (closed) throw new ChangeFeedError("FEED_CLOSED");
       current = self;
       attempt = 0;

@@ -110,6 +110,14 @@ export async function awaitHorizon(db: Kysely<SyncTables>, maxWaitMs: number): P
   }
 }
 
+/** The newest committed position (0 while the log is empty), above the horizon or not. */
+export async function committedTop(db: Kysely<SyncTables>): Promise<number> {
+  const result = await sql<{ top: number | string | null }>`
+    select max(pos) as top from ${sql.table(CHANGES_TABLE)}`.execute(db);
+  const top = result.rows[0]?.top;
+  return top === null || top === undefined ? 0 : Number(top);
+}
+
 /** Up to `limit` entries after `since` below the horizon, floor markers included, in cursor order. */
 export async function readPositioned(
   db: Kysely<SyncTables>,
