@@ -195,11 +195,11 @@ export function attachWebSocket(server: Server, options: WebSocketOptions): WebS
         refuse(socket, 503, "Service Unavailable");
         return;
       }
-      const caller = "reason" in resolved ? resolved : admit(req, resolved);
-      wss.handleUpgrade(req, socket, head, (ws) => {
-        if ("admitted" in caller && ws.readyState !== ws.OPEN) caller.admitted.release();
-        accept(ws, socket, caller);
-      });
+      // Admitted only once the handshake succeeded: a failed one (ws answers
+      // it with 400 and never calls back) must not hold a place in the bounds.
+      wss.handleUpgrade(req, socket, head, (ws) =>
+        accept(ws, socket, "reason" in resolved ? resolved : admit(req, resolved)),
+      );
     });
   };
   server.on("upgrade", onUpgrade);
