@@ -1,4 +1,5 @@
 import { mkdirSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
 import { join } from "node:path";
 import type { ServerFrame } from "@svc/sync";
 import { testDatabases } from "@svc/tooling/databases";
@@ -372,6 +373,30 @@ describe.each(testDatabases())(
           return outcome;
         })
         .toBe("open");
+    });
+
+    it("gives no place in the bounds to a WebSocket handshake that failed", async () => {
+      const { hostname, port } = new URL(server.url);
+      for (let i = 0; i < 4; i++) {
+        // A bad Sec-WebSocket-Key: ws refuses the handshake with 400 after the caller resolved.
+        const answer = await new Promise<string>((resolve, reject) => {
+          const socket = connect({ host: hostname, port: Number(port) }, () => {
+            socket.write(
+              `GET /ws HTTP/1.1\r\nHost: ${hostname}:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: bad\r\nAuthorization: Bearer ${alice.token}\r\n\r\n`,
+            );
+          });
+          let text = "";
+          socket.on("data", (chunk) => {
+            text += chunk.toString();
+          });
+          socket.on("close", () => resolve(text));
+          socket.on("error", reject);
+        });
+        expect(answer).toMatch(/^HTTP\/1\.1 400/);
+      }
+      const client = await open(alice.token);
+      client.send({ type: "ping" });
+      expect(await client.next()).toEqual({ type: "pong" });
     });
 
     it("answers /events for an entity with no read policy 403 POLICY_DENIED, as /ws does", async () => {
