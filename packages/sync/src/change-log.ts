@@ -241,6 +241,8 @@ export function createChangeLog(options: ChangeLogOptions): ChangeLog {
   }
 
   const positioned = dialect === "postgres";
+  // The last reset marker recorded here, for `publishReset` to announce.
+  let resetCursor: number | undefined;
 
   // The INSERT's text for small batches by row count, built by kysely once:
   // such a write then only binds its values (CHANGE_COLUMNS order, row
@@ -424,12 +426,12 @@ export function createChangeLog(options: ChangeLogOptions): ChangeLog {
           .values({ ...marker, seq } as ChangeRow)
           .execute();
       } else {
-        await insert(log, [marker]);
+        [resetCursor] = await insert(log, [marker]);
       }
     },
     publishReset() {
       // With a feed, the tail reaches the marker and tells the listeners.
-      if (feed !== undefined) feed.committed(undefined);
+      if (feed !== undefined) feed.committed(resetCursor);
       else notifyReset();
     },
     onReset(listener) {

@@ -188,6 +188,9 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
   // by another): while the tail is behind it, the horizon holds entries back
   // and the tail looks again shortly.
   let wanted = 0;
+  // The newest cursor this process committed itself: waited for even while
+  // the listener is down (nothing else would wake the tail for it).
+  let wantedLocally = 0;
   let cancelRecheck: (() => void) | undefined;
   let recheckDelay = MIN_RECHECK_MS;
   // Notifications: this process's id (its own are skipped), the newest
@@ -307,8 +310,11 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
 
   // Entries committed but above the horizon (an older transaction is still
   // running somewhere) wake nobody when it ends: look again, backing off.
+  // Other servers' commits only while listening (a reconnect reads up to the
+  // newest commit anyway); this process's own always.
   function lookAgainIfHeld(): void {
-    if (closed || delivered === undefined || delivered >= wanted) {
+    const target = current === undefined ? wantedLocally : Math.max(wanted, wantedLocally);
+    if (closed || delivered === undefined || delivered >= target) {
       recheckDelay = MIN_RECHECK_MS;
       return;
     }
@@ -393,6 +399,11 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
         if (Number.isSafeInteger(cursor)) {
           if (delivered !== undefined && cursor <= delivered) return;
           wanted = Math.max(wanted, cursor);
+        } else {
+          deps.top().then((top) => {
+            wanted = Math.max(wanted, top);
+            kick();
+          }, report);
         }
         kick();
       });
@@ -444,7 +455,14 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
     start,
     kick,
     committed(cursor) {
-      if (cursor !== undefined) wanted = Math.max(wanted, cursor);
+      if (cursor !== undefined) wantedLocally = Math.max(wantedLocally, cursor);
+      else {
+        // Not known: wait for whatever is committed now.
+        deps.top().then((top) => {
+          wantedLocally = Math.max(wantedLocally, top);
+          kick();
+        }, report);
+      }
       kick();
       if (closed) return;
       // Commits waiting for the next notification share it; without a known

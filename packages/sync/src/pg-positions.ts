@@ -86,8 +86,12 @@ export async function insertPositioned(
 /** A stored row as read back (the position as the cursor). */
 export type StoredRow = ChangesTable & { seq: number | string; pos: number | string };
 
-/** How long a read waits for older transactions to end, so it reflects every earlier commit. */
-export const SETTLE_WAIT_MS = 1000;
+/**
+ * How long a read waits for older transactions to end, so it reflects every
+ * earlier commit (a client reads its own writes). Only a transaction held
+ * open that long anywhere in the cluster makes a read wait at all.
+ */
+export const SETTLE_WAIT_MS = 5000;
 
 /**
  * Waits (up to `maxWaitMs`) until the horizon passes every entry committed
