@@ -65,6 +65,12 @@ export interface ChangeLogOptions {
   /** Called when a subscriber throws. Default: logs to `console.error`. */
   readonly onListenerError?: (error: unknown) => void;
   /**
+   * Postgres: how long `read`, `bounds` (and so `latestCursor`) and `prune`
+   * wait for transactions older than the call to end, so they reflect every
+   * earlier commit. Default 5 s.
+   */
+  readonly settleWaitMs?: number;
+  /**
    * Postgres only: deliver every server's commits, not just this process's.
    * `record` also notifies the channel in the write's transaction (delivered
    * at commit, never for a rollback); a listener connection of its own
@@ -241,6 +247,7 @@ export function createChangeLog(options: ChangeLogOptions): ChangeLog {
   }
 
   const positioned = dialect === "postgres";
+  const settleWaitMs = options.settleWaitMs ?? SETTLE_WAIT_MS;
   // The last reset marker recorded here, for `publishReset` to announce.
   let resetCursor: number | undefined;
 
@@ -281,7 +288,7 @@ export function createChangeLog(options: ChangeLogOptions): ChangeLog {
   const bounds = async (): Promise<LogBounds> => {
     if (positioned) {
       // `latest` covers every commit made before this call (as `read` does).
-      await awaitHorizon(db, SETTLE_WAIT_MS);
+      await awaitHorizon(db, settleWaitMs);
       return positionBounds(db);
     }
     // Two scalar subqueries: each is one index lookup on both dialects
@@ -302,7 +309,7 @@ export function createChangeLog(options: ChangeLogOptions): ChangeLog {
   const read = async (since: number, limit: number): Promise<LogEntry[]> => {
     if (positioned) {
       // Every commit made before this read is in it (pulls read their writes).
-      await awaitHorizon(db, SETTLE_WAIT_MS);
+      await awaitHorizon(db, settleWaitMs);
       // A floor marker is pruning's bookkeeping, not a change (see `bounds`).
       const entries = await readFeed(since, limit);
       return entries.filter((entry): entry is LogEntry => entry.op !== "floor");
@@ -448,7 +455,7 @@ export function createChangeLog(options: ChangeLogOptions): ChangeLog {
     async prune() {
       if (positioned) {
         // Retention applies to every entry committed before the call.
-        await awaitHorizon(db, SETTLE_WAIT_MS);
+        await awaitHorizon(db, settleWaitMs);
         return prunePositioned(db, { maxEntries, youngerThan: now() - maxAgeMs });
       }
       const { latest } = await bounds();
