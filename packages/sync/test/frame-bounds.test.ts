@@ -349,9 +349,9 @@ describe.each(testDatabases())("frame bounds on $name", (database) => {
       const { rows } = await db.query("Task", { where: { title: "b" } });
       await db.update("Task", rows[0]?.id ?? "", { title: "c" });
     });
+    // Wait for the rerun itself (under load it can take longer than a few turns).
+    await expect.poll(() => client.runs.count, { timeout: 10_000 }).toBe(3);
     await settle();
-    await settle();
-    expect(client.runs.count).toBe(3);
     expect(client.frames).toHaveLength(2);
   });
 
