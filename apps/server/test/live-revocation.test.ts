@@ -426,10 +426,9 @@ describe.skipIf(postgres === undefined)(
         SVC_HOST: "127.0.0.1",
         SVC_RATE_LIMIT: "off",
       };
-      // Fixed free-ish ports far apart: each server also binds its port + 1..3.
-      const base = 20000 + Math.floor(Math.random() * 20000);
-      const first = spawnServer({ ...env, SVC_PORT: String(base) });
-      const second = spawnServer({ ...env, SVC_PORT: String(base + 10) });
+      // Port 0: each server and its side ports take free ports of their own.
+      const first = spawnServer({ ...env, SVC_PORT: "0" });
+      const second = spawnServer({ ...env, SVC_PORT: "0" });
       try {
         const [urlA, urlB] = await Promise.all([first.ready, second.ready]);
         const a = { url: urlA as string };
