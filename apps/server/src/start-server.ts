@@ -247,6 +247,8 @@ export async function startServer(
       ...(options.now !== undefined && { now: options.now }),
       // The application's billing hooks (function files), bound below.
       onEvent: (event, { replay }) => dispatchBillingEvent?.(event, replay) ?? Promise.resolve(),
+      // Other servers drop their cached entitlements of the user (below).
+      onEntitlementsChanged: (userId) => auth.announceCallerChange(userId, "entitlements-changed"),
       logError: (message, error) => console.error(`svc: billing: ${message}:`, error),
     });
     await store.migrate({
@@ -361,13 +363,24 @@ export async function startServer(
       clientIp: liveClientIp(config.trustProxy),
       onError: (error) => console.error("svc: sync: live caller check:", error),
     });
-    stopCallerWatch = watchCallerChanges({
+    // Registered before the live callers' watch, so a member's connections
+    // are re-checked against the entitlements just read again.
+    const stopEntitlementWatch = billingOn
+      ? auth.onRevoked(({ userId, reason, local }) => {
+          if (reason === "entitlements-changed" && !local) billing.forgetEntitlements(userId);
+        })
+      : () => undefined;
+    const stopLiveCallerWatch = watchCallerChanges({
       auth,
       changes: changeLog,
       manifest,
       callers,
       onError: (error) => console.error("svc: sync: live caller check:", error),
     });
+    stopCallerWatch = () => {
+      stopEntitlementWatch();
+      stopLiveCallerWatch();
+    };
     const live = await startLiveTransports({
       main: server,
       port: config.port,

@@ -111,6 +111,7 @@ describe.each(testDatabases())("billing through the server on $name", (database)
   let dir: ReturnType<typeof tempDir>;
   let processor: HttpStub;
   let server: AuthTestServer;
+  let env: Record<string, string>;
   let customers = 0;
 
   beforeEach(async () => {
@@ -127,18 +128,19 @@ describe.each(testDatabases())("billing through the server on $name", (database)
       }
       return { status: 404, body: { error: { message: "no such route" } } };
     });
-    server = await startAuthServer(
-      {
-        ...databaseEnv(db.target),
-        SVC_MANIFEST: writeApp(dir.path),
-        SVC_PUBLIC_URL: "https://svc.example",
-        SVC_RATE_LIMIT: "off",
-        SVC_PAYMENT_API_KEY: "sk_test_server",
-        SVC_PAYMENT_WEBHOOK_SECRET: SECRET,
-        SVC_PAYMENT_API_BASE: processor.url,
-      },
-      createClock(),
-    );
+    env = {
+      ...databaseEnv(db.target),
+      SVC_MANIFEST: writeApp(dir.path),
+      SVC_PUBLIC_URL: "https://svc.example",
+      SVC_RATE_LIMIT: "off",
+      SVC_PAYMENT_API_KEY: "sk_test_server",
+      SVC_PAYMENT_WEBHOOK_SECRET: SECRET,
+      SVC_PAYMENT_API_BASE: processor.url,
+      // On SQLite sessions live in memory unless given a file: a second
+      // server on the same files shares them only through one.
+      ...(database.name === "sqlite" && { SVC_SESSION_DB: join(dir.path, "sessions.db") }),
+    };
+    server = await startAuthServer(env, createClock());
   });
 
   afterEach(async () => {
@@ -282,6 +284,37 @@ describe.each(testDatabases())("billing through the server on $name", (database)
       (await webhook(subscriptionEvent("evt_gone", "cus_1", "canceled", created + 1))).status,
     ).toBe(200);
     expect((await reports()).body).toEqual([]);
+  });
+
+  it("drops another server's cached entitlements when a subscription changes", async () => {
+    // Issue 22: the second server's cache would keep the old ids for its
+    // whole lifetime here (the clock stands still), so only the journal
+    // announcement can make it read them again.
+    await using other = await startAuthServer(env, server.clock);
+    const session = await registerPassword(server, "ada@example.com");
+    await post(
+      server,
+      "/api/billing/checkout",
+      { priceIds: ["price_pro"] },
+      { token: session.token },
+    );
+    const planOn = (target: AuthTestServer) =>
+      readJSON<{ entitlements: string[] }>(
+        post(target, "/api/fn/myPlan", {}, { token: session.token }),
+      );
+    expect((await planOn(other)).body).toEqual({ entitlements: [] });
+    const created = Math.floor(server.clock.now() / 1000);
+    expect((await webhook(subscriptionEvent("evt_pro", "cus_1", "active", created))).status).toBe(
+      200,
+    );
+    const started = performance.now();
+    while ((await planOn(other)).body.entitlements.length === 0) {
+      expect(performance.now() - started).toBeLessThan(2000);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    // One journal poll: 50 ms on Postgres, 250 ms on SQLite.
+    expect(performance.now() - started).toBeLessThan(database.name === "postgres" ? 200 : 600);
+    expect((await planOn(other)).body).toEqual({ entitlements: ["price_pro"] });
   });
 
   it("refuses a bad signature with 400 WEBHOOK_INVALID and records nothing", async () => {

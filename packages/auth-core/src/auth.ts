@@ -12,7 +12,7 @@ import type { PasswordChanged } from "./flows/password-change.js";
 import type { UserExport } from "./flows/user-export.js";
 import type { MintedJWT } from "./jwt/jwt-service.js";
 import type { CaptchaVerifier, DevInbox } from "./outbound.js";
-import type { Revocation } from "./revocations.js";
+import type { CallerChangeReason, Revocation } from "./revocations.js";
 import type { ClientInfo } from "./session-store.js";
 import type { Totp } from "./totp/create-totp.js";
 
@@ -192,6 +192,18 @@ export interface Auth {
    * const stop = auth.onRevoked(({ userId }) => live.recheckUser(userId));
    */
   onRevoked(listener: (revocation: Revocation) => void): () => void;
+  /**
+   * Tells every server that what `userId` resolves to changed outside
+   * auth-core (billing's entitlements, after a subscription event
+   * committed): the change travels the same journal as revocations, so
+   * `onRevoked` listeners on this server hear it at once and other servers
+   * within one poll, and drop what they cached of the user. Sessions and
+   * keys stay valid.
+   *
+   * @example
+   * createBilling({ ..., onEntitlementsChanged: (userId) => auth.announceCallerChange(userId, "entitlements-changed") });
+   */
+  announceCallerChange(userId: string, reason: CallerChangeReason): Promise<void>;
   /** Writes what is still buffered (API key use times) and stops timers. Call before closing the store. */
   close(): Promise<void>;
   /** Empties auth-core's tables (the dev-mode test reset). */

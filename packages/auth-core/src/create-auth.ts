@@ -162,8 +162,9 @@ export function createAuth(options: AuthOptions): Auth {
   // user. Started by the first resolution (after the tables exist), not here.
   let stopForgetting: (() => void) | undefined;
   const watchRevocations = (): void => {
-    stopForgetting ??= revocations.onRevoked(({ userId, local }) => {
-      if (local) return;
+    stopForgetting ??= revocations.onRevoked(({ userId, reason, local }) => {
+      // Entitlements are cached by billing, not here: sessions stay.
+      if (local || reason === "entitlements-changed") return;
       cache.forgetUser(userId);
       apiKeys.forgetUser(userId);
     });
@@ -443,6 +444,7 @@ export function createAuth(options: AuthOptions): Auth {
     },
     exportUser: (userId) => exportUser(runtime, apiKeys, userId),
     onRevoked: (listener) => revocations.onRevoked(listener),
+    announceCallerChange: (userId, reason) => revocations.announce(userId, reason),
     close: () => {
       stopForgetting?.();
       revocations.close();

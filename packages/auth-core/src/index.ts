@@ -84,6 +84,7 @@ export {
 } from "./password-hash.js";
 export { requireRealSession } from "./real-session.js";
 export {
+  type CallerChangeReason,
   DEFAULT_REVOCATION_POLL_MS,
   type Revocation,
   type RevocationReason,

@@ -34,7 +34,15 @@ export type RevocationReason =
   | "account-claimed"
   | "password-changed"
   | "password-reset"
-  | "second-factor-reset";
+  | "second-factor-reset"
+  /**
+   * Not a credential change: what a caller resolves to changed elsewhere
+   * (billing's entitlements). Announced through `Auth.announceCallerChange`.
+   */
+  | "entitlements-changed";
+
+/** The reasons other packages may announce through `Auth.announceCallerChange`. */
+export type CallerChangeReason = Extract<RevocationReason, "entitlements-changed">;
 
 /** One change to a user's credentials, as listeners receive it. */
 export interface Revocation {

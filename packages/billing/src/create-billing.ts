@@ -61,10 +61,19 @@ export interface BillingOptions {
   readonly activeStatuses?: readonly string[];
   /**
    * How long `entitlementIds` keeps a user's ids (milliseconds). This
-   * process's webhook drops them at once; other servers see a change
-   * within this time. Default 10 seconds; 0 reads every time.
+   * process's webhook drops them at once; other servers drop them when
+   * `forgetEntitlements` is called (see `onEntitlementsChanged`), and
+   * within this time at the latest. Default 10 seconds; 0 reads every time.
    */
   readonly entitlementCacheMs?: number;
+  /**
+   * Called after a webhook event that changed a user's subscription
+   * committed: tell the other servers sharing the database, whose caches
+   * must call `forgetEntitlements(userId)` (the server announces it through
+   * auth-core's journal: `auth.announceCallerChange`). A failure is logged
+   * through `logError`; the webhook still succeeds. Default: nothing.
+   */
+  readonly onEntitlementsChanged?: (userId: string) => Promise<void> | void;
   /** Receives processor failures and hook failures. Default: `console.error`. */
   readonly logError?: (message: string, error: unknown) => void;
 }
@@ -98,6 +107,8 @@ export interface Billing {
    * `AuthContext.entitlements` for policies and functions.
    */
   entitlementIds(userId: string): Promise<readonly string[]>;
+  /** Drops this process's cached entitlement ids of `userId` (another server changed them). */
+  forgetEntitlements(userId: string): void;
   /** Empties billing's tables and cache (a dev-mode test reset). */
   reset(): Promise<void>;
 }
@@ -148,7 +159,15 @@ export function createBilling(options: BillingOptions): Billing {
     now,
     onEvent: options.onEvent,
     logError,
-    onSubscriptionChange: () => cache.clear(),
+    async onSubscriptionChange(userId) {
+      cache.clear();
+      if (userId === null || options.onEntitlementsChanged === undefined) return;
+      try {
+        await options.onEntitlementsChanged(userId);
+      } catch (error) {
+        logError(`telling other servers of user ${userId}'s entitlements failed`, error);
+      }
+    },
   };
   const entitlementsFor = async (userId: string): Promise<Entitlements> =>
     readEntitlements(db, {
@@ -192,6 +211,7 @@ export function createBilling(options: BillingOptions): Billing {
       await db.deleteFrom("svc_billing_customers").execute();
       cache.clear();
     },
+    forgetEntitlements: (userId) => cache.forget(userId),
     entitlementIds: (userId) =>
       cache.get(userId, async () => {
         const { subscriptions } = await entitlementsFor(userId);

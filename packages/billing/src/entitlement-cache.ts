@@ -2,7 +2,8 @@
  * A short-lived memo of each user's entitlement ids, so attaching them to
  * every request's caller costs a map lookup, not two queries. This
  * process's webhook empties it at once; other servers sharing the database
- * see a change within `ttlMs`.
+ * drop a user's entry when told (`forget`, through the server's change
+ * journal), and see a change within `ttlMs` at the latest.
  */
 export class EntitlementCache {
   readonly #entries = new Map<string, { ids: readonly string[]; expiresAt: number }>();
@@ -32,6 +33,11 @@ export class EntitlementCache {
       this.#entries.set(userId, { ids, expiresAt: now + this.#ttlMs });
     }
     return ids;
+  }
+
+  /** Forgets one user's ids (another server recorded a change of theirs). */
+  forget(userId: string): void {
+    this.#entries.delete(userId);
   }
 
   /** Forgets everything (a subscription changed). */

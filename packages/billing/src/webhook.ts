@@ -40,8 +40,12 @@ export interface WebhookDeps {
   readonly now: () => number;
   readonly onEvent: BillingEventHook | undefined;
   readonly logError: (message: string, error: unknown) => void;
-  /** Called after an event changed a subscription (entitlement caches drop their copies). */
-  readonly onSubscriptionChange?: () => void;
+  /**
+   * Called after an event that changed a subscription committed, with the
+   * user it belongs to (null when no user holds the customer yet):
+   * entitlement caches drop their copies.
+   */
+  readonly onSubscriptionChange?: (userId: string | null) => Promise<void>;
 }
 
 async function runHook(
@@ -110,21 +114,21 @@ export async function receiveWebhook(
       receivedAt,
       processedAt: deps.onEvent === undefined ? receivedAt : null,
     });
-    if (!inserted) return { isNew: false, changed: false };
+    if (!inserted) return { isNew: false, changed: false, userId: null };
     const update = subscriptionFromEvent(event);
-    if (update !== null) {
-      await applySubscription(db, {
-        update,
-        // Billing's own record, never the user-editable User field.
-        userId: await userOfCustomer(tx.db, update.customerId),
-        eventId: event.id,
-        eventCreated: event.created,
-        now: receivedAt,
-      });
-    }
-    return { isNew: true, changed: update !== null };
+    if (update === null) return { isNew: true, changed: false, userId: null };
+    // Billing's own record, never the user-editable User field.
+    const userId = await userOfCustomer(tx.db, update.customerId);
+    await applySubscription(db, {
+      update,
+      userId,
+      eventId: event.id,
+      eventCreated: event.created,
+      now: receivedAt,
+    });
+    return { isNew: true, changed: true, userId };
   });
-  if (outcome.changed) deps.onSubscriptionChange?.();
+  if (outcome.changed) await deps.onSubscriptionChange?.(outcome.userId);
   const isNew = outcome.isNew;
   if (isNew && deps.onEvent !== undefined) await runHook(deps, event, false);
   return { received: true };

@@ -103,6 +103,42 @@ describe.each(testDatabases())("entitlements on $name", (database) => {
     expect(await f.billing.entitlementIds(userId)).toEqual([]);
   });
 
+  it("tells onEntitlementsChanged whose entitlements changed; forgetEntitlements drops one user", async () => {
+    const f = fixture();
+    const told: string[] = [];
+    const billing = f.billingWith({
+      onEntitlementsChanged: async (userId) => {
+        told.push(userId);
+        if (told.length === 2) throw new Error("journal down");
+      },
+    });
+    const { userId, customer } = await customerUser(f);
+    const event = (id: string, status: string, created: number) =>
+      subscriptionEvent({ id, created, customer, status, priceIds: ["price_pro"] });
+    await f.deliver(event("evt_a", "active", f.seconds()), billing);
+    expect(told).toEqual([userId]);
+    // A failed announcement is logged; the event is still recorded.
+    await expect(f.deliver(event("evt_b", "active", f.seconds() + 1), billing)).resolves.toEqual({
+      received: true,
+    });
+    expect(f.logged).toEqual([
+      {
+        message: expect.stringContaining(userId),
+        error: expect.objectContaining({ message: "journal down" }),
+      },
+    ]);
+    // The replayed delivery of a recorded event changes nothing and tells no one.
+    await f.deliver(event("evt_a", "active", f.seconds()), billing);
+    expect(told).toHaveLength(2);
+    // Another server's cache keeps its copy until told to forget it.
+    const other = f.billingWith({});
+    expect(await other.entitlementIds(userId)).toEqual(["price_pro"]);
+    await f.tables.updateTable("svc_billing_subscriptions").set({ status: "canceled" }).execute();
+    expect(await other.entitlementIds(userId)).toEqual(["price_pro"]);
+    other.forgetEntitlements(userId);
+    expect(await other.entitlementIds(userId)).toEqual([]);
+  });
+
   it("reset empties the ledger, the subscriptions and the cache", async () => {
     const f = fixture();
     const { userId, customer } = await customerUser(f);
