@@ -12,6 +12,7 @@ import { ChangeFeedError, createPgFeed, type ListenOptions, type PgFeed } from "
 import {
   awaitHorizon,
   committedTop,
+  countPositioned,
   insertPositioned,
   positionBounds,
   prunePositioned,
@@ -54,6 +55,62 @@ export interface RetentionOptions {
   readonly maxEntries?: number;
 }
 
+/** One run of entries the cross-server tail handed to subscribers. */
+export interface FeedDelivery {
+  /** How many entries the run held. */
+  readonly entries: number;
+  /**
+   * `now()` at delivery minus the oldest entry's `createdAt` (the writing
+   * server's clock when it logged the entry, so clock skew between servers
+   * adds to it), at least 0. 0 without `listen`: the committing call hands
+   * its own changes over.
+   */
+  readonly lagMs: number;
+}
+
+/**
+ * Metrics hooks of `createChangeLog`: each is called synchronously and
+ * should only count (a throwing one is reported to `onListenerError`; the
+ * write or the delivery goes on).
+ */
+export interface ChangeLogObserver {
+  /** After each committed write transaction this log recorded: how many changes it logged. */
+  onPublish?(changes: number): void;
+  /**
+   * After each run of entries handed to subscribers (with `listen`: by the
+   * tail, in batches of up to 500 split at reset markers; without: the
+   * committing transaction's changes).
+   */
+  onDelivery?(delivery: FeedDelivery): void;
+  /**
+   * Postgres: after `read` and `bounds` (pulls, snapshot cursors) waited for
+   * older transactions to end, how long in milliseconds (0 when nothing was
+   * held back, the usual case). `prune` is not counted.
+   */
+  onHorizonWait?(waitedMs: number): void;
+}
+
+/** Where the cross-server tail stands (`feedStatus()`), for metrics. */
+export interface FeedStatus {
+  /** Whether the listener connection is up with `LISTEN` active. */
+  readonly listening: boolean;
+  /**
+   * How long the tail has been behind a commit it knows of after reading
+   * it, in milliseconds of `now`: an older transaction still open somewhere
+   * in the database holds the entry back (or reading fails). 0 while caught up.
+   */
+  readonly heldMs: number;
+  /**
+   * Entries logged after the last delivered one, up to the newest commit the
+   * tail knows of (counted up to 10,000 with one index range scan; 0 without
+   * a query while caught up).
+   */
+  readonly pendingEntries: number;
+}
+
+/** `feedStatus()` counts pending entries up to this many. */
+const PENDING_COUNT_CAP = 10_000;
+
 /** Options of `createChangeLog`. */
 export interface ChangeLogOptions {
   /** The application database (the store's `db`): entries are written in the store's transactions. */
@@ -86,6 +143,8 @@ export interface ChangeLogOptions {
    * read); the feed retries by itself. Default: logs to `console.error`.
    */
   readonly onError?: (error: unknown) => void;
+  /** Metrics hooks (entries delivered and their lag, transaction sizes, horizon waits). Default none. */
+  readonly observer?: ChangeLogObserver;
 }
 
 /**
@@ -119,6 +178,11 @@ export interface ChangeLog extends ChangeBus<LoggedChange> {
    * progress; call it before closing the database. No-op without `listen`.
    */
   close(): Promise<void>;
+  /**
+   * With `listen`: where the cross-server tail stands (a metrics scrape);
+   * one bounded count query only while it is behind. Null without `listen`.
+   */
+  feedStatus(): Promise<FeedStatus | null>;
 }
 
 /** Default retention: a week. */
@@ -238,6 +302,7 @@ export function createChangeLog(options: ChangeLogOptions): ChangeLog {
   const maxAgeMs = options.retention?.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
   const maxEntries = options.retention?.maxEntries ?? DEFAULT_MAX_ENTRIES;
   const onListenerError = options.onListenerError ?? reportListenerError;
+  const observer = options.observer;
   const listeners = new Set<ChangeListener<LoggedChange>>();
   const resetListeners = new Set<() => void>();
   // The cursors `record` got, for `publish` to attach (keyed by the batch).
@@ -288,7 +353,7 @@ export function createChangeLog(options: ChangeLogOptions): ChangeLog {
   const bounds = async (): Promise<LogBounds> => {
     if (positioned) {
       // `latest` covers every commit made before this call (as `read` does).
-      await awaitHorizon(db, settleWaitMs);
+      await settleHorizon();
       return positionBounds(db);
     }
     // Two scalar subqueries: each is one index lookup on both dialects
@@ -303,13 +368,46 @@ export function createChangeLog(options: ChangeLogOptions): ChangeLog {
     };
   };
 
+  // A metrics hook must not fail a write, a read or the tail.
+  const reportObserverError = (error: unknown): void => {
+    try {
+      onListenerError(error);
+    } catch {
+      // Nothing left to tell.
+    }
+  };
+  const observeDelivery = (entries: number, lagMs: number): void => {
+    if (observer?.onDelivery === undefined) return;
+    try {
+      observer.onDelivery({ entries, lagMs });
+    } catch (error) {
+      reportObserverError(error);
+    }
+  };
+  // How long ago the oldest entry of a run was logged (by its writer's clock).
+  const lagOf = (entries: readonly FeedEntry[]): number => {
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const entry of entries) if (entry.createdAt < oldest) oldest = entry.createdAt;
+    return oldest === Number.POSITIVE_INFINITY ? 0 : Math.max(0, now() - oldest);
+  };
+  // Public reads wait for older transactions; how long is a metric.
+  const settleHorizon = async (): Promise<void> => {
+    const waited = await awaitHorizon(db, settleWaitMs);
+    if (observer?.onHorizonWait === undefined) return;
+    try {
+      observer.onHorizonWait(waited);
+    } catch (error) {
+      reportObserverError(error);
+    }
+  };
+
   const readFeed = async (since: number, limit: number): Promise<FeedEntry[]> =>
     (await readPositioned(db, since, limit)).map(toFeedEntry);
 
   const read = async (since: number, limit: number): Promise<LogEntry[]> => {
     if (positioned) {
       // Every commit made before this read is in it (pulls read their writes).
-      await awaitHorizon(db, settleWaitMs);
+      await settleHorizon();
       // A floor marker is pruning's bookkeeping, not a change (see `bounds`).
       const entries = await readFeed(since, limit);
       return entries.filter((entry): entry is LogEntry => entry.op !== "floor");
@@ -349,14 +447,17 @@ export function createChangeLog(options: ChangeLogOptions): ChangeLog {
           // holds back: it never waits for the horizon itself.
           bounds: () => (positioned ? positionBounds(db) : bounds()),
           top: () => committedTop(db),
-          deliver: (entries) =>
+          deliver: (entries) => {
+            if (observer?.onDelivery !== undefined) observeDelivery(entries.length, lagOf(entries));
             notifyListeners(
               listeners,
               entries.map((entry) => toLoggedChange(entry as LogEntry)),
               onListenerError,
-            ),
+            );
+          },
           reset: notifyReset,
           onError: options.onError ?? reportFeedError,
+          now,
         });
 
   // With a feed, a subscriber that reads `latestCursor()` (a snapshot's
@@ -387,6 +488,13 @@ export function createChangeLog(options: ChangeLogOptions): ChangeLog {
     },
     publish(events) {
       const cursors = cursorsOf.get(events);
+      if (cursors !== undefined && observer?.onPublish !== undefined) {
+        try {
+          observer.onPublish(events.length);
+        } catch (error) {
+          reportObserverError(error);
+        }
+      }
       if (feed !== undefined) {
         // The tail delivers it (with every other server's commits, in
         // order); the other servers hear of it from one notification.
@@ -394,7 +502,9 @@ export function createChangeLog(options: ChangeLogOptions): ChangeLog {
         return;
       }
       // A batch that was not recorded here (another store) has no place in the log.
-      if (cursors === undefined || listeners.size === 0) return;
+      if (cursors === undefined) return;
+      observeDelivery(events.length, 0);
+      if (listeners.size === 0) return;
       notifyListeners(
         listeners,
         events.map((event, index) => ({ ...event, cursor: cursors[index] ?? 0 })),
@@ -486,6 +596,16 @@ export function createChangeLog(options: ChangeLogOptions): ChangeLog {
     ready: () => feed?.ready() ?? Promise.resolve(),
     close: async () => {
       await feed?.close();
+    },
+    async feedStatus() {
+      if (feed === undefined) return null;
+      const { listening, behindSince, delivered, target } = feed.status();
+      const heldMs = behindSince === undefined ? 0 : Math.max(0, now() - behindSince);
+      const pendingEntries =
+        delivered === undefined || delivered >= target
+          ? 0
+          : await countPositioned(db, { after: delivered, upTo: target, cap: PENDING_COUNT_CAP });
+      return { listening, heldMs, pendingEntries };
     },
   };
 }

@@ -1,9 +1,12 @@
 export {
   type ChangeLog,
+  type ChangeLogObserver,
   type ChangeLogOptions,
   createChangeLog,
   DEFAULT_MAX_AGE_MS,
   DEFAULT_MAX_ENTRIES,
+  type FeedDelivery,
+  type FeedStatus,
   type LogBounds,
   type LogEntry,
   type LoggedChange,

@@ -135,6 +135,24 @@ export interface PgFeedDeps<TEntry extends FeedEntry> {
   deliver(entries: TEntry[]): void;
   reset(): void;
   onError(error: unknown): void;
+  /** Milliseconds since the epoch, for `status().behindSince`. */
+  now(): number;
+}
+
+/** The tail's state, for metrics (`PgFeed.status`). */
+export interface PgFeedStatus {
+  /** Whether the listener connection is up with `LISTEN` active. */
+  readonly listening: boolean;
+  /**
+   * Since when (`now()`) the tail has been behind a commit it knows of after
+   * reading (the horizon holds the entry back, or the read failed);
+   * undefined while caught up.
+   */
+  readonly behindSince: number | undefined;
+  /** The last cursor handed to subscribers; undefined before the tail started. */
+  readonly delivered: number | undefined;
+  /** The newest cursor known to be committed that the tail waits for. */
+  readonly target: number;
 }
 
 /** The listener and the ordered tail of one change log. */
@@ -154,6 +172,8 @@ export interface PgFeed {
   committed(cursor: number | undefined): void;
   /** Resolves once `delivered` has its first value (never rejects); immediately when not started. */
   settled(): Promise<void>;
+  /** Where the tail stands (no I/O). */
+  status(): PgFeedStatus;
   close(): Promise<void>;
 }
 
@@ -193,6 +213,8 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
   let wantedLocally = 0;
   let cancelRecheck: (() => void) | undefined;
   let recheckDelay = MIN_RECHECK_MS;
+  // Since when the tail, after reading, is still behind what it waits for.
+  let behindSince: number | undefined;
   // Notifications: this process's id (its own are skipped), the newest
   // cursor to announce, and whether one is on its way.
   const feedId = Math.floor(random() * 2 ** 48).toString(36);
@@ -292,6 +314,7 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
         lookAgainIfHeld();
       } catch (error) {
         report(error);
+        if (delivered !== undefined && delivered < target()) behindSince ??= deps.now();
         // The database may be back before anything else triggers a read.
         if (!closed && cancelRetryTail === undefined) {
           cancelRetryTail = schedule(
@@ -308,16 +331,21 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
     })();
   };
 
+  // What the tail waits for: other servers' commits only while listening (a
+  // reconnect reads up to the newest commit anyway); this process's own always.
+  function target(): number {
+    return current === undefined ? wantedLocally : Math.max(wanted, wantedLocally);
+  }
+
   // Entries committed but above the horizon (an older transaction is still
   // running somewhere) wake nobody when it ends: look again, backing off.
-  // Other servers' commits only while listening (a reconnect reads up to the
-  // newest commit anyway); this process's own always.
   function lookAgainIfHeld(): void {
-    const target = current === undefined ? wantedLocally : Math.max(wanted, wantedLocally);
-    if (closed || delivered === undefined || delivered >= target) {
+    if (closed || delivered === undefined || delivered >= target()) {
       recheckDelay = MIN_RECHECK_MS;
+      behindSince = undefined;
       return;
     }
+    behindSince ??= deps.now();
     if (cancelRecheck !== undefined) return;
     // Not `schedule`: that one paces reconnects (tests hold it).
     cancelRecheck = scheduleUnref(() => {
@@ -480,6 +508,16 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
     },
     async settled() {
       await initialising?.catch(() => undefined);
+    },
+    status() {
+      const waitingFor = target();
+      const behind = !closed && delivered !== undefined && delivered < waitingFor;
+      return {
+        listening: current !== undefined && !closed,
+        behindSince: behind ? behindSince : undefined,
+        delivered,
+        target: waitingFor,
+      };
     },
     async close() {
       if (closed) return;

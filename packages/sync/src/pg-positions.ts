@@ -98,20 +98,40 @@ export const SETTLE_WAIT_MS = 5000;
  * before the call: a read after that reflects each of them, so a client
  * that wrote and then pulls finds its write although a transaction that
  * began earlier is still running. Usually no wait at all: one query.
+ * Resolves with how long it waited for the horizon in milliseconds (0 when
+ * the first query found nothing held back; the metrics' horizon wait).
  */
-export async function awaitHorizon(db: Kysely<SyncTables>, maxWaitMs: number): Promise<void> {
+export async function awaitHorizon(db: Kysely<SyncTables>, maxWaitMs: number): Promise<number> {
   const started = Date.now();
   const first = await sql<{ top: number | string | null; horizon: number | string }>`
     select (select max(pos) from ${sql.table(CHANGES_TABLE)}) as top, ${HORIZON} as horizon`.execute(
     db,
   );
   const top = first.rows[0]?.top;
-  if (top === null || top === undefined || Number(top) < Number(first.rows[0]?.horizon)) return;
+  if (top === null || top === undefined || Number(top) < Number(first.rows[0]?.horizon)) return 0;
   for (let delay = 2; Date.now() - started < maxWaitMs; delay = Math.min(50, delay * 2)) {
     await new Promise((resolve) => setTimeout(resolve, delay));
     const next = await sql<{ horizon: number | string }>`select ${HORIZON} as horizon`.execute(db);
-    if (Number(top) < Number(next.rows[0]?.horizon)) return;
+    if (Number(top) < Number(next.rows[0]?.horizon)) break;
   }
+  return Date.now() - started;
+}
+
+/**
+ * How many log rows lie after `after` up to `upTo` (committed or not yet
+ * readable), counting at most `cap`: one range scan of the position index,
+ * for the feed's pending-entries metric.
+ */
+export async function countPositioned(
+  db: Kysely<SyncTables>,
+  range: { readonly after: number; readonly upTo: number; readonly cap: number },
+): Promise<number> {
+  const result = await sql<{ pending: number | string }>`
+    select count(*) as pending from (
+      select 1 from ${sql.table(CHANGES_TABLE)}
+      where pos > ${range.after} and pos <= ${range.upTo} limit ${range.cap}
+    ) as pending`.execute(db);
+  return Number(result.rows[0]?.pending ?? 0);
 }
 
 /** The newest committed position (0 while the log is empty), above the horizon or not. */
