@@ -1,6 +1,7 @@
 import { randomBytes, randomInt } from "node:crypto";
 import { type AuthContext, createAuthContext } from "@svc/schema";
 import { CompiledQuery, type Kysely } from "kysely";
+import type { CacheStats } from "./cache-stats.js";
 import { AuthError } from "./errors.js";
 import { digestsEqual, hmacHex } from "./secrets.js";
 import type { ApiKeysTable, AuthTables } from "./tables.js";
@@ -25,7 +26,7 @@ const KEY_SHAPE = /^pk\.(key_[a-z0-9]{24})\.([A-Za-z0-9_-]{43})$/;
 const PREFIX_LENGTH = 16;
 /** How often coalesced `last_used_at` values are written. */
 const FLUSH_INTERVAL_MS = 30_000;
-/** How long a verified key is trusted from memory (SQLite only, as for sessions). */
+/** How long a verified key is trusted from memory (revocations elsewhere drop it sooner). */
 const CACHE_TTL_MS = 1000;
 const CACHE_CAPACITY = 10_000;
 
@@ -99,6 +100,8 @@ export interface ApiKeys {
   forgetUser(userId: string): void;
   /** Drops every cached verification. */
   forgetAll(): void;
+  /** The verification cache's counters (lookups of `pk.` tokens only). */
+  stats(): CacheStats;
   /** Flushes and stops the periodic flush. */
   close(): Promise<void>;
 }
@@ -125,6 +128,7 @@ export function createApiKeys(options: {
   >();
   const compiled = tables().selectFrom("svc_api_keys").selectAll().where("id", "=", "").compile();
   const nowSecs = (): number => Math.floor(now() / 1000);
+  const counts = { hits: 0, misses: 0, invalidations: 0, evictions: 0 };
 
   const flush = async (): Promise<void> => {
     if (pending.size === 0) return;
@@ -145,6 +149,7 @@ export function createApiKeys(options: {
   timer.unref();
 
   const forget = (predicate: (entry: { keyId: string; auth: AuthContext }) => boolean): void => {
+    counts.invalidations++;
     for (const [token, entry] of cache) if (predicate(entry)) cache.delete(token);
   };
 
@@ -196,9 +201,11 @@ export function createApiKeys(options: {
       if (cached !== undefined && time - cached.at < CACHE_TTL_MS && time >= cached.at) {
         if (cached.expiresAt === null || cached.expiresAt > Math.floor(time / 1000)) {
           pending.set(cached.keyId, Math.floor(time / 1000));
+          counts.hits++;
           return cached.auth;
         }
       }
+      if (options.cache) counts.misses++;
       const match = KEY_SHAPE.exec(token);
       if (match === null) throw new AuthError("INVALID_API_KEY");
       const [, id = "", secret = ""] = match;
@@ -217,9 +224,12 @@ export function createApiKeys(options: {
       const auth = createAuthContext({ userId: row.user_id, via: "api-key" });
       pending.set(id, seconds);
       if (options.cache) {
-        if (cache.size >= CACHE_CAPACITY) {
+        if (cache.size >= CACHE_CAPACITY && !cache.has(token)) {
           const oldest = cache.keys().next();
-          if (oldest.done !== true) cache.delete(oldest.value);
+          if (oldest.done !== true) {
+            cache.delete(oldest.value);
+            counts.evictions++;
+          }
         }
         cache.set(token, { auth, keyId: id, expiresAt, at: time });
       }
@@ -237,8 +247,10 @@ export function createApiKeys(options: {
       forget((entry) => entry.auth.userId === userId);
     },
     forgetAll() {
+      counts.invalidations++;
       cache.clear();
     },
+    stats: () => ({ ...counts, size: cache.size }),
     async close() {
       clearInterval(timer);
       await flush();

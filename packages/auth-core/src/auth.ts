@@ -4,6 +4,7 @@ import type { ApiKeyRecord, NewApiKey } from "./api-keys.js";
 import type { AuditEvent } from "./audit.js";
 import type { AuthDatabase } from "./auth-database.js";
 import type { SignIn, SignInResult } from "./auth-runtime.js";
+import type { AuthCacheStats } from "./cache-stats.js";
 import type { AccountDeleted } from "./flows/account-deletion.js";
 import type { ExternalIdentity } from "./flows/external-identity.js";
 import type { CodeSent } from "./flows/magic-code.js";
@@ -204,6 +205,16 @@ export interface Auth {
    * createBilling({ ..., onEntitlementsChanged: (userId) => auth.announceCallerChange(userId, "entitlements-changed") });
    */
   announceCallerChange(userId: string, reason: CallerChangeReason): Promise<void>;
+  /**
+   * Counters of this process's credential caches (resolved sessions, verified
+   * API keys): hits, misses, invalidations (a revocation here or another
+   * server's, read from the journal), evictions, size. For metrics; no I/O.
+   *
+   * @example
+   * const { session } = auth.cacheStats();
+   * console.log(session.hits / Math.max(1, session.hits + session.misses));
+   */
+  cacheStats(): AuthCacheStats;
   /** Writes what is still buffered (API key use times) and stops timers. Call before closing the store. */
   close(): Promise<void>;
   /** Empties auth-core's tables (the dev-mode test reset). */

@@ -445,6 +445,7 @@ export function createAuth(options: AuthOptions): Auth {
     exportUser: (userId) => exportUser(runtime, apiKeys, userId),
     onRevoked: (listener) => revocations.onRevoked(listener),
     announceCallerChange: (userId, reason) => revocations.announce(userId, reason),
+    cacheStats: () => ({ session: cache.stats(), apiKey: apiKeys.stats() }),
     close: () => {
       stopForgetting?.();
       revocations.close();

@@ -8,6 +8,7 @@ export type {
   SignIn,
   SignInResult,
 } from "./auth-runtime.js";
+export type { AuthCacheStats, CacheStats } from "./cache-stats.js";
 export { CODE_TTL_MS, type CodePurpose, MAX_ATTEMPTS, SEND_COOLDOWN_MS } from "./code-store.js";
 export { type AuthConfig, parseAuthConfig } from "./config.js";
 export { type AuthOptions, createAuth, DEFAULT_SESSION_LIFETIME_SECS } from "./create-auth.js";

@@ -56,3 +56,25 @@ describe("SessionCache", () => {
     expect(cache.get("new", 0)?.id).toBe("snew");
   });
 });
+
+describe("SessionCache stats", () => {
+  it("counts hits, misses (absent or too old), invalidations, evictions and size", () => {
+    const cache = new SessionCache();
+    expect(cache.stats()).toEqual({ hits: 0, misses: 0, invalidations: 0, evictions: 0, size: 0 });
+    expect(cache.get("t1", 0)).toBeUndefined();
+    cache.set("t1", record("s1", "u1"), 0);
+    cache.set("t2", record("s2", "u2"), 0);
+    cache.get("t1", 1);
+    cache.get("t1", 2);
+    cache.get("t2", SESSION_CACHE_TTL_MS);
+    expect(cache.stats()).toEqual({ hits: 2, misses: 2, invalidations: 0, evictions: 0, size: 1 });
+    // Each forget counts once, whether or not it held an entry.
+    cache.forget("s1");
+    cache.forget("nobody");
+    cache.forgetUser("u2");
+    cache.clear();
+    expect(cache.stats()).toMatchObject({ invalidations: 4, size: 0 });
+    for (let i = 0; i <= 10_000; i++) cache.set(`t${i}`, record(`s${i}`, "u"), 0);
+    expect(cache.stats()).toMatchObject({ evictions: 1, size: 10_000 });
+  });
+});
