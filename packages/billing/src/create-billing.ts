@@ -1,3 +1,4 @@
+import type { CacheStats } from "@svc/auth-core";
 import type { AuthContext } from "@svc/schema";
 import type { EntityTables, PackageMigrations, Store, StoreDialect } from "@svc/store";
 import type { Kysely } from "kysely";
@@ -109,6 +110,15 @@ export interface Billing {
   entitlementIds(userId: string): Promise<readonly string[]>;
   /** Drops this process's cached entitlement ids of `userId` (another server changed them). */
   forgetEntitlements(userId: string): void;
+  /**
+   * Counters of the entitlement cache behind `entitlementIds`, for metrics
+   * (no I/O): hits, misses, invalidations (this server's webhook clears it,
+   * another server's change drops one user), evictions, size.
+   *
+   * @example
+   * const { hits, misses } = billing.entitlementCacheStats();
+   */
+  entitlementCacheStats(): CacheStats;
   /** Empties billing's tables and cache (a dev-mode test reset). */
   reset(): Promise<void>;
 }
@@ -212,6 +222,7 @@ export function createBilling(options: BillingOptions): Billing {
       cache.clear();
     },
     forgetEntitlements: (userId) => cache.forget(userId),
+    entitlementCacheStats: () => cache.stats(),
     entitlementIds: (userId) =>
       cache.get(userId, async () => {
         const { subscriptions } = await entitlementsFor(userId);

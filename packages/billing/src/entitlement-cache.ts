@@ -1,3 +1,5 @@
+import type { CacheStats } from "@svc/auth-core";
+
 /**
  * A short-lived memo of each user's entitlement ids, so attaching them to
  * every request's caller costs a map lookup, not two queries. This
@@ -10,6 +12,10 @@ export class EntitlementCache {
   readonly #ttlMs: number;
   readonly #maxEntries: number;
   readonly #now: () => number;
+  #hits = 0;
+  #misses = 0;
+  #invalidations = 0;
+  #evictions = 0;
 
   constructor(options: { ttlMs: number; maxEntries?: number; now: () => number }) {
     this.#ttlMs = options.ttlMs;
@@ -21,13 +27,20 @@ export class EntitlementCache {
   async get(userId: string, load: () => Promise<readonly string[]>): Promise<readonly string[]> {
     const now = this.#now();
     const hit = this.#entries.get(userId);
-    if (hit !== undefined && hit.expiresAt > now) return hit.ids;
+    if (hit !== undefined && hit.expiresAt > now) {
+      this.#hits++;
+      return hit.ids;
+    }
+    this.#misses++;
     const ids = Object.freeze([...(await load())]);
     if (this.#ttlMs > 0) {
       // Oldest first in a Map: drop it when full.
       if (this.#entries.size >= this.#maxEntries && !this.#entries.has(userId)) {
         const oldest = this.#entries.keys().next();
-        if (oldest.done !== true) this.#entries.delete(oldest.value);
+        if (oldest.done !== true) {
+          this.#entries.delete(oldest.value);
+          this.#evictions++;
+        }
       }
       this.#entries.delete(userId);
       this.#entries.set(userId, { ids, expiresAt: now + this.#ttlMs });
@@ -37,11 +50,24 @@ export class EntitlementCache {
 
   /** Forgets one user's ids (another server recorded a change of theirs). */
   forget(userId: string): void {
+    this.#invalidations++;
     this.#entries.delete(userId);
   }
 
   /** Forgets everything (a subscription changed). */
   clear(): void {
+    this.#invalidations++;
     this.#entries.clear();
+  }
+
+  /** Hits, misses (absent or expired; every lookup with a TTL of 0), invalidations (`forget`, `clear`), evictions, size. */
+  stats(): CacheStats {
+    return {
+      hits: this.#hits,
+      misses: this.#misses,
+      invalidations: this.#invalidations,
+      evictions: this.#evictions,
+      size: this.#entries.size,
+    };
   }
 }

@@ -139,6 +139,26 @@ describe.each(testDatabases())("entitlements on $name", (database) => {
     expect(await other.entitlementIds(userId)).toEqual([]);
   });
 
+  it("entitlementCacheStats counts hits, misses and the webhook's and another server's invalidations", async () => {
+    const f = fixture();
+    const { userId, customer } = await customerUser(f);
+    const start = f.billing.entitlementCacheStats();
+    await f.billing.entitlementIds(userId);
+    await f.billing.entitlementIds(userId);
+    await f.deliver(
+      subscriptionEvent({ id: "evt_s", created: f.seconds(), customer, status: "active" }),
+    );
+    await f.billing.entitlementIds(userId);
+    f.billing.forgetEntitlements(userId);
+    const now = f.billing.entitlementCacheStats();
+    expect({
+      hits: now.hits - start.hits,
+      misses: now.misses - start.misses,
+      invalidations: now.invalidations - start.invalidations,
+      size: now.size,
+    }).toEqual({ hits: 1, misses: 2, invalidations: 2, size: 0 });
+  });
+
   it("reset empties the ledger, the subscriptions and the cache", async () => {
     const f = fixture();
     const { userId, customer } = await customerUser(f);
