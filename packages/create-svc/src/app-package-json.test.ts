@@ -40,6 +40,7 @@ describe("createAppPackageJson", () => {
       scripts: {
         dev: "SVC_DEV_MODE=true svc-server",
         start: "svc-server",
+        test: "svc policy test",
         typecheck: "tsc --noEmit",
       },
       dependencies: { "@svc/functions": "^0.1.0", "@svc/server": "^0.1.0", zod: "^4.6.7" },
@@ -54,6 +55,7 @@ describe("createAppPackageJson", () => {
       codegen: "svc codegen --out web/svc-api.ts",
       dev: `${BUILD} && SVC_DEV_MODE=true svc-server`,
       start: "svc-server",
+      test: "svc policy test",
       typecheck: "tsc --noEmit",
     });
     expect(packageJson.dependencies).toEqual({

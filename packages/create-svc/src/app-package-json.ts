@@ -79,6 +79,8 @@ export function createAppPackageJson(
       ...(template.codegen !== undefined && { codegen: template.codegen }),
       dev: template.build === undefined ? serve : `${template.build} && ${serve}`,
       start: "svc-server",
+      // Every template ships policies.test.json beside the manifest.
+      test: "svc policy test",
       typecheck: "tsc --noEmit",
     },
     dependencies,

@@ -137,6 +137,7 @@ ${hasBuild ? "`npm run build` and then " : ""}\`$env:SVC_DEV_MODE="true"; npm st
 | --- | --- |
 | \`svc.json\` | the manifest: entities (${list(input.entities.map(code))}), their fields and indexes, row policies and trusted origins |
 | \`${input.functionsDir}/\` | server functions, one per file, the file name is the function name: ${list(input.functions.map(describeFunction))}; ${functionsNote(input)} |
+| \`policies.test.json\` | access tests: which callers may read, insert, update and delete which rows; \`npm test\` runs them through the policies and their SQL (\`svc policy test\`) |
 ${directoryRows(input)}| \`tsconfig.json\` | type-checking${hasBuild ? " for the functions and the front end" : " for the functions"}: \`npm run typecheck\` |
 
 Change \`svc.json\` and restart: the server adds new tables and columns

@@ -257,6 +257,10 @@ describe("buildTemplates", () => {
       expect(template.dependencies, template.name).toEqual(
         expect.arrayContaining(["@svc/functions", "@svc/server"]),
       );
+      // The generated app's `npm test` runs them (`svc policy test`).
+      expect(existsSync(join(temp.path, template.name, "policies.test.json")), template.name).toBe(
+        true,
+      );
       // Whatever builds a front end is installed with the app.
       if (template.build !== undefined) {
         expect(template.devDependencies, template.name).toContain("esbuild");

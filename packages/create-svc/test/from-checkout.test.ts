@@ -262,6 +262,8 @@ describe("an app scaffolded from this checkout", () => {
         expect(readFileSync(api, "utf8")).toContain(`(app "${smoke.template}-app")`);
       }
       run("pnpm", ["run", "typecheck"], appDir);
+      // The template's access tests, through the app's own `svc policy test`.
+      run("pnpm", ["run", "test"], appDir);
 
       const hasPage = packageJson.scripts.build !== undefined;
       expect(hasPage, "a build script exactly when the example has web/").toBe(

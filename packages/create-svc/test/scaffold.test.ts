@@ -124,6 +124,7 @@ describe("scaffold", () => {
         ...(codegen !== undefined && { codegen }),
         dev: build === undefined ? SERVE : `${build} && ${SERVE}`,
         start: "svc-server",
+        test: "svc policy test",
         typecheck: "tsc --noEmit",
       },
       dependencies: ranges(dependencies),

@@ -8,6 +8,7 @@ import type {
   Operand,
   PolicyAuth,
 } from "./condition.js";
+import type { PolicyAction } from "./errors.js";
 import { isNullLiteral, operandValue, type Scope } from "./evaluate.js";
 import { compareResolved, type PolicyValue } from "./values.js";
 
@@ -90,18 +91,34 @@ function boolTest(
     : combine("or", [{ kind: "sql", sql: test }, ...nullChecks([column])]);
 }
 
+/** Which table (or alias) holds each row a rule reads, for `compileAccessFilter`. */
+export interface RowTables {
+  /** The table or alias holding `data` (the row read, or the row to insert, or the merged row). */
+  readonly data?: string;
+  /** The table or alias holding `existing` (the stored row of an update or delete). */
+  readonly existing?: string;
+}
+
 class FilterCompiler {
   private aliases = 0;
 
   constructor(
     private readonly scope: Scope,
     private readonly table: string,
+    private readonly rows: RowTables | undefined = undefined,
   ) {}
 
   /** `qualified` names the outer table, as a reference from inside a subquery must. */
   private side(operand: Operand, qualified: boolean): SqlSide {
     if (operand.kind === "field") {
-      const ref = qualified ? sql.id(this.table, operand.field.name) : sql.id(operand.field.name);
+      const alias =
+        operand.scope === "data" || operand.scope === "existing"
+          ? this.rows?.[operand.scope]
+          : undefined;
+      const name = operand.field.name;
+      let ref: RawBuilder<unknown>;
+      if (alias !== undefined) ref = sql.id(alias, name);
+      else ref = qualified ? sql.id(this.table, name) : sql.id(name);
       return { kind: "column", ref, field: operand.field };
     }
     return {
@@ -257,5 +274,38 @@ export function compileReadFilter(
   options: ReadFilterOptions = {},
 ): ReadFilter {
   const parts = rulesFor(compiled, entity, "read").map((rule) => compileRule(rule, auth, options));
+  return toFilter(combine("or", parts));
+}
+
+/**
+ * Compiles any action's rules for one caller as one SQL condition over rows
+ * that live in tables: `data.<field>` becomes `"<rows.data>"."<field>"` and
+ * `existing.<field>` becomes `"<rows.existing>"."<field>"`, always
+ * qualified, so a query can join the row to insert (kept in a table of its
+ * own) with the stored row it replaces. The OR of the entity's rules for
+ * `action`, with the same semantics as `compileReadFilter` and the
+ * evaluator; `"none"` when no rule allows the action. The store decides
+ * writes in memory; this form exists so tools (`@svc/policy-engine/access-tests`)
+ * can hold the evaluator and SQL equal on every action.
+ *
+ * @example
+ * const filter = compileAccessFilter(compiled, "Todo", "update", auth, { data: "d", existing: "e" });
+ * // auth u1, `auth.userId == existing.ownerId && data.ownerId == existing.ownerId`:
+ * // ("e"."ownerId" = ? and "d"."ownerId" = "e"."ownerId")
+ */
+export function compileAccessFilter(
+  compiled: CompiledPolicies,
+  entity: string,
+  action: PolicyAction,
+  auth: PolicyAuth,
+  rows: RowTables,
+): ReadFilter {
+  const scope: Scope = { auth, data: undefined, existing: undefined };
+  const parts = rulesFor(compiled, entity, action).map((rule) =>
+    new FilterCompiler(scope, rows.data ?? rows.existing ?? rule.entity, rows).compile(
+      rule.condition,
+      true,
+    ),
+  );
   return toFilter(combine("or", parts));
 }

@@ -19,6 +19,14 @@ export const policyErrorCodes = {
     status: undefined,
     message: "A policy uses exists(...) but no lookup was given to answer it.",
   },
+  INVALID_ACCESS_TESTS: {
+    status: undefined,
+    message: "The access tests file is invalid.",
+  },
+  INVALID_CLAIM: {
+    status: undefined,
+    message: "The claim is not of the form <Entity>.<action>: <expression>.",
+  },
 } as const satisfies Record<string, { status: number | undefined; message: string }>;
 
 export type PolicyErrorCode = keyof typeof policyErrorCodes;

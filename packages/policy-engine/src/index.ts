@@ -21,10 +21,12 @@ export {
 export { checkJoin, type JoinRequest } from "./check-join.js";
 export { compilePolicies, POLICY_ACTIONS, rulesFor } from "./compile-policies.js";
 export {
+  compileAccessFilter,
   compileReadFilter,
   compileRuleFilter,
   type ReadFilter,
   type ReadFilterOptions,
+  type RowTables,
 } from "./compile-read-filter.js";
 export type {
   CheckedExistsCondition,

@@ -8,6 +8,7 @@ import { BACKUP_USAGE, BackupUsageError, runBackupCommand } from "./backup-comma
 import type { CliIO } from "./cli-io.js";
 import { CODEGEN_USAGE, CodegenUsageError, runCodegen } from "./codegen.js";
 import { formatExplanation } from "./format-explanation.js";
+import { isPolicyCommand, runPolicyCommand } from "./policy-command.js";
 
 export type { CliIO } from "./cli-io.js";
 
@@ -25,6 +26,7 @@ Options:
   --json               print the explanation as JSON
 
 Other commands:
+  svc policy test|diff|lint|check   access tests, diffs, lint and claims (svc policy test --help)
   svc codegen          writes the app's Api type for @svc/client (svc codegen --help)
   svc backup <dir>     backs up the embedded database and uploads (svc backup --help)
   svc restore <dir>    restores such a backup (svc restore --help)
@@ -77,6 +79,7 @@ export async function runCli(
       throw error;
     }
   }
+  if (isPolicyCommand(argv)) return runPolicyCommand(argv, io, env);
   if (argv[0] === "codegen") {
     try {
       return await runCodegen(argv.slice(1), io, env);
