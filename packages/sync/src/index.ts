@@ -111,6 +111,23 @@ export {
   type ShardHub,
   type ShardOptions,
 } from "./shards/hub.js";
+export {
+  createShardCluster,
+  DEFAULT_SHARD_CHECK_MS,
+  DEFAULT_SHARD_MAX_PENDING_BYTES,
+  type RelayHandlers,
+  type ShardCluster,
+  ShardClusterError,
+  type ShardClusterErrorCode,
+  type ShardClusterOptions,
+  type ShardClusterStats,
+  shardClusterErrorCodes,
+} from "./shards/relay-pg.js";
+export {
+  DEFAULT_MAX_RELAY_BATCH_BYTES,
+  type RelayMessage,
+  relayMessageSchema,
+} from "./shards/relay-wire.js";
 export type { ShardTimers } from "./shards/room.js";
 export {
   createEventStreams,

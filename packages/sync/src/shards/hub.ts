@@ -6,9 +6,12 @@ import { WebSocketServer } from "ws";
 import { type Authenticate, createLiveCallers, type LiveCallers } from "../live-callers.js";
 import { originTrusted, pathOf, refuse, resolveCaller } from "../upgrade.js";
 import { WS_CLOSE_CODES } from "../ws-frames.js";
+import { createClusterRooms } from "./cluster.js";
 import { MAX_SHARD_FRAME_BYTES } from "./frames.js";
 import { type MemberSocket, openMember } from "./member.js";
-import { createRoomInstance, type RoomInstance, type ShardTimers } from "./room.js";
+import type { ShardCluster } from "./relay-pg.js";
+import { createRoomInstance, type ShardTimers } from "./room.js";
+import { createLocalRooms, type InstanceFactory, type RoomDirectory } from "./rooms.js";
 
 /** The subprotocol of svc's shard frames; a client may offer it beside `bearer.<token>`. */
 export const SHARD_PROTOCOL = "svc.shard.v1";
@@ -68,6 +71,14 @@ export interface ShardOptions {
   readonly timers?: ShardTimers;
   /** Receives unexpected errors (and failures of `onLeave` / `onTick`). Default: `console.error`. */
   readonly onError?: (error: unknown) => void;
+  /**
+   * Shares rooms with every other server on the same Postgres database
+   * (`createShardCluster`, ready before the hub serves): each room
+   * instance then runs on one server, its home, and members connected to
+   * any server meet in it. Without it rooms live in this process. The
+   * cluster is its owner's to close, after the hub.
+   */
+  readonly cluster?: ShardCluster;
 }
 
 /** The shard transport attached to an HTTP server. */
@@ -76,7 +87,11 @@ export interface ShardHub {
   readonly connections: number;
   /** Room instances with members (or joins in flight). */
   readonly rooms: number;
-  /** The number of members of one room instance (0 when it does not exist). */
+  /**
+   * The number of members of one room instance (0 when it does not
+   * exist). With a cluster: on the room's home every member on every
+   * server; elsewhere the members the home last told of.
+   */
   members(name: string, key?: string | null): number;
   /**
    * Serves the same rooms on another server too (the main port beside the
@@ -102,6 +117,7 @@ const globalTimers: ShardTimers = {
 };
 
 /** `<path>/<kind>[/<key>]` to the room it names, or null. */
+
 function roomOf(path: string, prefix: string): { name: string; key: string | null } | null {
   if (!path.startsWith(`${prefix}/`)) return null;
   const [name, key, ...rest] = path.slice(prefix.length + 1).split("/");
@@ -109,8 +125,6 @@ function roomOf(path: string, prefix: string): { name: string; key: string | nul
   if (key !== undefined && !ROOM_KEY.test(key)) return null;
   return { name, key: key ?? null };
 }
-
-const instanceKey = (name: string, key: string | null): string => `${name}\u0000${key ?? ""}`;
 
 /**
  * Serves realtime rooms over WebSocket on `server`'s `upgrade` event at
@@ -154,7 +168,6 @@ export function attachShards(server: Server, options: ShardOptions): ShardHub {
   const kinds = new Map<string, RoomDef>(
     (policies.manifest.rooms ?? []).map((room) => [room.name, room]),
   );
-  const instances = new Map<string, RoomInstance>();
   const sockets = new Set<MemberSocket>();
   const callers = options.callers ?? createLiveCallers({ authenticate: options.authenticate });
   let closed = false;
@@ -169,29 +182,30 @@ export function attachShards(server: Server, options: ShardOptions): ShardHub {
     },
   });
 
-  const instanceOf = (kind: RoomDef, key: string | null): RoomInstance => {
-    const id = instanceKey(kind.name, key);
-    let instance = instances.get(id);
-    if (instance === undefined) {
-      const logic = options.logic?.get(kind.name);
-      const created = createRoomInstance({
-        name: kind.name,
-        key,
-        maxMembers: kind.maxMembers,
-        logic,
-        tickMs: kind.tickMs ?? logic?.tickMs ?? DEFAULT_SHARD_TICK_MS,
-        timers,
-        now,
-        onError,
-        onEmpty: () => {
-          if (instances.get(id) === created) instances.delete(id);
-        },
-      });
-      instance = created;
-      instances.set(id, instance);
-    }
-    return instance;
+  const make: InstanceFactory = (kind, key, onEmpty) => {
+    const logic = options.logic?.get(kind.name);
+    return createRoomInstance({
+      name: kind.name,
+      key,
+      maxMembers: kind.maxMembers,
+      logic,
+      tickMs: kind.tickMs ?? logic?.tickMs ?? DEFAULT_SHARD_TICK_MS,
+      timers,
+      now,
+      onError,
+      onEmpty,
+    });
   };
+  const rooms: RoomDirectory =
+    options.cluster === undefined
+      ? createLocalRooms(make)
+      : createClusterRooms({
+          relay: options.cluster,
+          kinds,
+          make,
+          maxQueue: memberContext.maxQueue,
+          onError,
+        });
 
   /** Whether the join rule admits the caller; null when it could not be decided. */
   const admitted = async (
@@ -263,7 +277,7 @@ export function attachShards(server: Server, options: ShardOptions): ShardHub {
           ws.close(WS_CLOSE_CODES.TRY_AGAIN_LATER, release);
           return;
         }
-        const member = openMember(ws, caller.auth, instanceOf(kind, target.key), memberContext);
+        const member = openMember(ws, caller.auth, rooms.port(kind, target.key), memberContext);
         sockets.add(member);
         ws.on("close", () => {
           sockets.delete(member);
@@ -301,10 +315,10 @@ export function attachShards(server: Server, options: ShardOptions): ShardHub {
       return sockets.size;
     },
     get rooms() {
-      return instances.size;
+      return rooms.rooms;
     },
     members(name, key = null) {
-      return instances.get(instanceKey(name, key))?.size ?? 0;
+      return rooms.members(name, key);
     },
     attach(target, attachOptions = {}) {
       if (!closed) attach(target, attachOptions.shared === true);
@@ -332,6 +346,8 @@ export function attachShards(server: Server, options: ShardOptions): ShardHub {
       await Promise.all(open);
       clearTimeout(timer);
       wss.close();
+      // With a cluster: rooms run here that have members elsewhere move.
+      await rooms.close();
     },
   };
 }

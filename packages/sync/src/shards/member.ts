@@ -7,11 +7,13 @@ import {
   MAX_SHARD_DATA_DEPTH,
   type ShardClientFrame,
   type ShardErrorCode,
+  type ShardErrorFrame,
   type ShardServerFrame,
   shardClientFrameSchema,
   shardErrorCodes,
 } from "./frames.js";
-import type { RoomInstance, RoomSeat } from "./room.js";
+import type { JoinOutcome, RoomSeat } from "./room.js";
+import type { RoomPort } from "./rooms.js";
 
 /** Frames a client may send before its `welcome`; they are handled once it joined. */
 const MAX_EARLY_FRAMES = 32;
@@ -30,6 +32,53 @@ export interface MemberSocket {
   alive: boolean;
 }
 
+/**
+ * The `error` frame a member gets for a failure of room logic: a
+ * client-safe (wire) error as it is, anything else as `INTERNAL_ERROR`
+ * and reported to `onError` (as are wire errors of status 500 and up).
+ */
+export function logicErrorFrame(
+  error: unknown,
+  onError: (error: unknown) => void,
+): ShardErrorFrame {
+  if (isWireError(error)) {
+    if (error.status >= 500) onError(error);
+    return { type: "error", error: { code: error.code, message: error.message } };
+  }
+  onError(error);
+  return shardErrorFrame("INTERNAL_ERROR");
+}
+
+/** The `error` frame of one of the transport's own codes. */
+export function shardErrorFrame(code: ShardErrorCode): ShardErrorFrame {
+  return { type: "error", error: { code, message: shardErrorCodes[code].message } };
+}
+
+/**
+ * Ends a seat whose join did not succeed: a full room 1013; a refusal by
+ * `onJoin` an `error` frame, then 1008 with the error's code (1011 for a
+ * 5xx or an unexpected error); an unreachable room 1013.
+ */
+export function closeRefused(
+  seat: Pick<RoomSeat, "send" | "close">,
+  outcome: Exclude<JoinOutcome, { joined: true }>,
+  onError: (error: unknown) => void,
+): void {
+  if ("full" in outcome) {
+    seat.close(WS_CLOSE_CODES.TRY_AGAIN_LATER, "room is full");
+    return;
+  }
+  if ("unavailable" in outcome) {
+    seat.close(WS_CLOSE_CODES.TRY_AGAIN_LATER, "room unavailable; reconnect");
+    return;
+  }
+  const { error } = outcome;
+  seat.send(logicErrorFrame(error, onError));
+  const refused = isWireError(error) && error.status < 500;
+  if (refused) seat.close(WS_CLOSE_CODES.POLICY_VIOLATION, error.code.slice(0, 120));
+  else seat.close(WS_CLOSE_CODES.INTERNAL_ERROR, "join failed");
+}
+
 function dataProblem(data: unknown): ShardErrorCode | null {
   if (data === undefined) return "INVALID_FRAME";
   if (exceedsDepth(data, MAX_SHARD_DATA_DEPTH)) return "DATA_TOO_LARGE";
@@ -39,13 +88,12 @@ function dataProblem(data: unknown): ShardErrorCode | null {
 /**
  * Joins an authenticated, admitted socket to its room instance and serves
  * its frames. Frames sent before the `welcome` wait (up to 32) and run
- * once it joined; a refused join closes the socket (1013 room full; 1008
- * with the error's code when `onJoin` refused; 1011 when it failed).
+ * once it joined; a refused join closes the socket (see `closeRefused`).
  */
 export function openMember(
   socket: WebSocket,
   auth: AuthContext,
-  room: RoomInstance,
+  room: RoomPort,
   context: MemberContext,
 ): MemberSocket {
   const connectionId = randomBytes(9).toString("base64url");
@@ -69,22 +117,8 @@ export function openMember(
     socket.send(text);
   };
 
-  const sendError = (code: string, message: string): void => {
-    send({ type: "error", error: { code, message } });
-  };
-  const sendShardError = (code: ShardErrorCode): void =>
-    sendError(code, shardErrorCodes[code].message);
-
-  /** A logic error: client-safe ones are shown as they are, others reported. */
-  const reportLogicError = (error: unknown): void => {
-    if (isWireError(error)) {
-      if (error.status >= 500) context.onError(error);
-      sendError(error.code, error.message);
-      return;
-    }
-    context.onError(error);
-    sendShardError("INTERNAL_ERROR");
-  };
+  const sendShardError = (code: ShardErrorCode): void => send(shardErrorFrame(code));
+  const reportLogicError = (error: unknown): void => send(logicErrorFrame(error, context.onError));
 
   const handle = (frame: ShardClientFrame): void => {
     if (frame.type === "ping") {
@@ -144,19 +178,12 @@ export function openMember(
     auth,
     presence: null,
     send,
+    close,
   };
   const stillOpen = (): boolean => !closing && socket.readyState === socket.OPEN;
   void room.join(seat, stillOpen).then((outcome) => {
-    if ("full" in outcome) {
-      close(WS_CLOSE_CODES.TRY_AGAIN_LATER, "room is full");
-      return;
-    }
-    if ("error" in outcome) {
-      const { error } = outcome;
-      reportLogicError(error);
-      const refused = isWireError(error) && error.status < 500;
-      if (refused) close(WS_CLOSE_CODES.POLICY_VIOLATION, error.code.slice(0, 120));
-      else close(WS_CLOSE_CODES.INTERNAL_ERROR, "join failed");
+    if (!("joined" in outcome)) {
+      closeRefused(seat, outcome, context.onError);
       return;
     }
     if (!stillOpen()) return;

@@ -15,13 +15,19 @@ export interface RoomSeat {
   presence: unknown;
   /** Sends one frame to this member (the connection applies backpressure). */
   send(frame: ShardServerFrame): void;
+  /** Closes this member's socket (its `leave` follows as for any close). */
+  close(code: number, reason: string): void;
 }
 
-/** Why a join failed: the room is full, or `onJoin` threw `error`. */
+/**
+ * How a join ended: joined, the room is full, `onJoin` threw `error`, or
+ * (several servers) the room could not be reached: try again.
+ */
 export type JoinOutcome =
   | { readonly joined: true }
   | { readonly full: true }
-  | { readonly error: unknown };
+  | { readonly error: unknown }
+  | { readonly unavailable: true };
 
 /** What a room instance needs from its hub. */
 export interface RoomInstanceContext {
@@ -60,6 +66,12 @@ export interface RoomInstance {
    * to `to`. Resolves false when `to` names no member.
    */
   message(connectionId: string, data: unknown, to: string | undefined): Promise<boolean>;
+  /**
+   * Drops the instance now (`onEmpty`) if it has neither members nor joins
+   * in flight: for an instance made for joins that went away before
+   * reaching it. Otherwise does nothing.
+   */
+  vacate(): void;
 }
 
 function viewOf(seat: RoomSeat): ShardMemberView {
@@ -187,6 +199,7 @@ export function createRoomInstance(context: RoomInstanceContext): RoomInstance {
       seat.presence = data;
       others(connectionId, { type: "presence", connectionId, data });
     },
+    vacate: settle,
     async message(connectionId, data, to) {
       const seat = members.get(connectionId);
       if (seat === undefined) return true;
