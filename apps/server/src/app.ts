@@ -85,6 +85,8 @@ export interface AppOptions {
   publicDir?: string;
   /** Receives unexpected errors; default logs to stderr. */
   onInternalError?: (error: unknown, req: Request) => void;
+  /** The registry `/metrics` reports (made earlier, so boot can wire its sources). Default a new one. */
+  metrics?: ServerMetrics;
 }
 
 /** The express app plus the metrics registry it reports to. */
@@ -113,7 +115,7 @@ function logInternalError(error: unknown, req: Request): void {
 export function createApp(options: AppOptions): App {
   const now = options.now ?? Date.now;
   const startedAt = now();
-  const metrics = createServerMetrics();
+  const metrics = options.metrics ?? createServerMetrics();
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);

@@ -45,6 +45,7 @@ import { readOrCreateDevAdminToken } from "./dev-admin-token.js";
 import { entitledResolver, withEntitlements } from "./entitlements.js";
 import { hasPublicDir } from "./http/app-pages.js";
 import { answerClientError } from "./http/client-error.js";
+import { createServerMetrics } from "./http/metrics.js";
 import { liveClientIp, watchCallerChanges } from "./live-callers.js";
 import { liveQueryRunner } from "./live-queries.js";
 import { type LivePorts, liveAuthenticator, startLiveTransports } from "./live-transports.js";
@@ -165,12 +166,15 @@ export async function startServer(
   const adminToken = config.adminToken ?? (await readOrCreateDevAdminToken(devTokenFile));
 
   const database = await openDatabase(config, manifestDir);
+  // `/metrics`: made first, so the log, the store and the caches report to it.
+  const metrics = createServerMetrics();
   // The durable change log is the store's change bus: every write records
   // its entries in its own transaction, and `/api/sync/pull` reads them.
   const changeLog = createChangeLog({
     db: database.db,
     dialect: database.dialect,
     retention: config.syncRetention,
+    observer: metrics.changeLogObserver,
     ...(options.now !== undefined && { now: options.now }),
     // On Postgres every server delivers every server's commits (LISTEN/NOTIFY).
     ...(config.databaseURL !== undefined && {
@@ -179,7 +183,6 @@ export async function startServer(
     }),
   });
   let store: Store;
-  let recordCommit: (transactions: number) => void = () => undefined;
   // Background writes (jobs, pruning) that find the disk full mark the
   // storage full too; the app's readiness check exists once the app does.
   let observeStorage: (error: unknown) => void = () => undefined;
@@ -204,8 +207,7 @@ export async function startServer(
       // Page cursors are signed with a key derived from the deployment's
       // secret, so every server of one database accepts the others' cursors.
       cursorSecret: config.auth.secret ?? adminToken,
-      // The metrics exist once the app does; commits before that go uncounted.
-      onCommit: (transactions) => recordCommit(transactions),
+      onCommit: metrics.recordCommit,
     });
   } catch (error) {
     await database.close();
@@ -363,6 +365,14 @@ export async function startServer(
       clientIp: liveClientIp(config.trustProxy),
       onError: (error) => console.error("svc: sync: live caller check:", error),
     });
+    // Read at each scrape: the caches' counters, and on Postgres the
+    // cross-server tail (held back, pending, listening).
+    metrics.watchCaches({
+      session: () => auth.cacheStats().session,
+      api_key: () => auth.cacheStats().apiKey,
+      ...(billingOn && { entitlements: () => billing.entitlementCacheStats() }),
+    });
+    if (config.databaseURL !== undefined) metrics.watchFeed(() => changeLog.feedStatus());
     // Registered before the live callers' watch, so a member's connections
     // are re-checked against the entitlements just read again.
     const stopEntitlementWatch = billingOn
@@ -396,6 +406,7 @@ export async function startServer(
       throw error;
     });
     const app = createApp({
+      metrics,
       store,
       files,
       events: live.events,
@@ -483,7 +494,6 @@ export async function startServer(
       ...(hasPublicDir(join(manifestDir, "public")) && { publicDir: join(manifestDir, "public") }),
       ...options,
     });
-    recordCommit = app.metrics.recordCommit;
     observeStorage = app.storage.observe;
     server.on("request", app.express);
     worker.start();

@@ -1,7 +1,12 @@
+import type { CacheStats } from "@svc/auth-core";
+import type { ChangeLogObserver, FeedStatus } from "@svc/sync";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 
-/** The server's Prometheus registry and the request instruments in it. */
+/** The in-process caches reported as `svc_cache_*{cache}`. */
+export type CacheName = "session" | "api_key" | "entitlements";
+
+/** The server's Prometheus registry and the instruments in it. */
 export interface ServerMetrics {
   readonly registry: Registry;
   /** Records count and duration of each request by method, route template and status. */
@@ -10,13 +15,24 @@ export interface ServerMetrics {
   readonly handler: RequestHandler;
   /** Records how many transactions one SQLite commit held (the store's group commit). */
   readonly recordCommit: (transactions: number) => void;
+  /**
+   * The change log's hooks (`createChangeLog({ observer })`): changes per
+   * committed transaction, entries delivered and their lag, public reads'
+   * waits for the visibility horizon.
+   */
+  readonly changeLogObserver: ChangeLogObserver;
+  /** Reports the cross-server tail (`changeLog.feedStatus()`) at each scrape; Postgres only. */
+  watchFeed(status: () => Promise<FeedStatus | null>): void;
+  /** Reports these caches' counters at each scrape (`auth.cacheStats()`, `billing.entitlementCacheStats()`). */
+  watchCaches(caches: Partial<Record<CacheName, () => CacheStats>>): void;
 }
 
 /**
  * Creates a private registry (never prom-client's global one, so several
  * servers in one process keep separate numbers) with the process metrics,
- * the request counter and duration histogram, and the size of SQLite's
- * group commits.
+ * the request counter and duration histogram, the size of SQLite's group
+ * commits and of every write transaction, and the change feed's delivery
+ * and lag; `watchFeed` and `watchCaches` add what is read at scrape time.
  */
 export function createServerMetrics(): ServerMetrics {
   const registry = new Registry();
@@ -42,6 +58,38 @@ export function createServerMetrics(): ServerMetrics {
     buckets: [1, 2, 4, 8, 16, 32, 64],
     registers: [registry],
   });
+
+  const transactionChanges = new Histogram({
+    name: "svc_store_transaction_changes",
+    help: "Changes per committed write transaction (rows inserted, updated or deleted), both dialects.",
+    buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024],
+    registers: [registry],
+  });
+  const feedEntries = new Counter({
+    name: "svc_sync_feed_entries_total",
+    help: "Change log entries handed to this server's live subscribers (on Postgres: every server's commits).",
+    registers: [registry],
+  });
+  const feedLag = new Histogram({
+    name: "svc_sync_feed_lag_seconds",
+    help: "Per delivered run of changes: delivery time minus its oldest entry's write time (0 on SQLite).",
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  });
+  const horizonWait = new Histogram({
+    name: "svc_sync_horizon_wait_seconds",
+    help: "Postgres: how long a pull or a snapshot cursor waited for older transactions to end (le=0: none open).",
+    buckets: [0, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  const changeLogObserver: ChangeLogObserver = {
+    onPublish: (changes) => transactionChanges.observe(changes),
+    onDelivery: ({ entries, lagMs }) => {
+      feedEntries.inc(entries);
+      feedLag.observe(lagMs / 1000);
+    },
+    onHorizonWait: (waitedMs) => horizonWait.observe(waitedMs / 1000),
+  };
 
   const middleware = (req: Request, res: Response, next: NextFunction): void => {
     const started = process.hrtime.bigint();
@@ -71,7 +119,107 @@ export function createServerMetrics(): ServerMetrics {
     middleware,
     handler,
     recordCommit: (transactions) => commitSize.observe(transactions),
+    changeLogObserver,
+    watchFeed: (status) => registerFeedGauges(registry, status),
+    watchCaches: (caches) => registerCacheCounters(registry, caches),
   };
+}
+
+/**
+ * The tail's gauges, read from one `feedStatus()` per scrape (the three
+ * collects of one scrape share it). A failed read leaves the last values.
+ */
+function registerFeedGauges(registry: Registry, read: () => Promise<FeedStatus | null>): void {
+  let reading: Promise<FeedStatus | null> | undefined;
+  const current = (): Promise<FeedStatus | null> => {
+    reading ??= read()
+      .catch(() => null)
+      .finally(() => {
+        reading = undefined;
+      });
+    return reading;
+  };
+  const gauge = (name: string, help: string, value: (status: FeedStatus) => number): void => {
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      async collect() {
+        const status = await current();
+        if (status !== null) this.set(value(status));
+      },
+    });
+  };
+  gauge(
+    "svc_sync_feed_listening",
+    "1 while this server's change feed listener (LISTEN) is connected, else 0.",
+    (status) => (status.listening ? 1 : 0),
+  );
+  gauge(
+    "svc_sync_feed_held_seconds",
+    "How long delivery has waited for an older open transaction (the visibility horizon); 0 when caught up.",
+    (status) => status.heldMs / 1000,
+  );
+  gauge(
+    "svc_sync_feed_pending_entries",
+    "Change log entries committed past the last one delivered here (counted up to 10,000); 0 when caught up.",
+    (status) => status.pendingEntries,
+  );
+}
+
+/**
+ * `svc_cache_*` from each cache's own counters, read at scrape time: the
+ * request path only increments a number inside the cache.
+ */
+function registerCacheCounters(
+  registry: Registry,
+  caches: Partial<Record<CacheName, () => CacheStats>>,
+): void {
+  const sources = Object.entries(caches) as [CacheName, () => CacheStats][];
+  // A few numbers per cache, copied: cheap enough to read once per series.
+  const read = (): [CacheName, CacheStats][] => sources.map(([cache, stats]) => [cache, stats()]);
+  new Counter({
+    name: "svc_cache_requests_total",
+    help: "Lookups of an in-process cache by result: hit (answered from memory) or miss (read the database).",
+    labelNames: ["cache", "result"] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [cache, stats] of read()) {
+        this.inc({ cache, result: "hit" }, stats.hits);
+        this.inc({ cache, result: "miss" }, stats.misses);
+      }
+    },
+  });
+  new Counter({
+    name: "svc_cache_invalidations_total",
+    help: "Times an in-process cache was told to drop something that changed (here or, through the revocation journal, on another server).",
+    labelNames: ["cache"] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [cache, stats] of read()) this.inc({ cache }, stats.invalidations);
+    },
+  });
+  new Counter({
+    name: "svc_cache_evictions_total",
+    help: "Entries an in-process cache dropped because it was full.",
+    labelNames: ["cache"] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [cache, stats] of read()) this.inc({ cache }, stats.evictions);
+    },
+  });
+  new Gauge({
+    name: "svc_cache_entries",
+    help: "Entries an in-process cache holds now.",
+    labelNames: ["cache"] as const,
+    registers: [registry],
+    collect() {
+      for (const [cache, stats] of read()) this.set({ cache }, stats.size);
+    },
+  });
 }
 
 /**
