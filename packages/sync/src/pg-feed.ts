@@ -32,6 +32,13 @@ export interface ListenOptions {
   readonly schedule?: (run: () => void, delayMs: number) => () => void;
   /** A number in [0, 1) for the jitter. Default `Math.random`. */
   readonly random?: () => number;
+  /**
+   * How often the listener tells the other servers it is there. A server
+   * announces its commits only while another has been heard from within
+   * five of these, so a server alone on the database sends no notification
+   * per commit. Default 1000 ms.
+   */
+  readonly presenceMs?: number;
 }
 
 /** Reconnect backoff: attempt n waits `min(maxDelayMs, initialDelayMs * 2^n)`, jittered to 50-100% of it. */
@@ -79,6 +86,16 @@ const DEFAULT_MAX_DELAY_MS = 10_000;
 // Looking again for entries the horizon held back: 5 ms, doubling to 200 ms.
 const MIN_RECHECK_MS = 5;
 const MAX_RECHECK_MS = 200;
+// A listening server says it is there this often (`<feedId>:hello`), and
+// is taken as gone when it has not been heard from for five of those: while
+// nobody else listens, commits are not announced at all (a single server
+// pays nothing for the cross-server feed).
+const DEFAULT_PRESENCE_MS = 1000;
+const PEER_TTL_PRESENCES = 5;
+// Other servers remembered at most (the channel is only reachable with
+// database access, but the map must not grow without bound).
+const MAX_PEERS = 1024;
+const HELLO = "hello";
 
 /** Throws `INVALID_CHANNEL` unless `channel` is a plain lower-case identifier (LISTEN takes no parameter). */
 export function checkChannel(channel: string): string {
@@ -189,6 +206,8 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
   const schedule = listen.schedule ?? scheduleUnref;
   const random = listen.random ?? Math.random;
   if (listen.channel !== undefined) checkChannel(listen.channel);
+  const presenceMs = listen.presenceMs ?? DEFAULT_PRESENCE_MS;
+  const peerTtlMs = presenceMs * PEER_TTL_PRESENCES;
 
   let channel = listen.channel;
   let delivered: number | undefined;
@@ -220,6 +239,11 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
   const feedId = Math.floor(random() * 2 ** 48).toString(36);
   let announce: { cursor: number | undefined } | undefined;
   let announcing = false;
+  // The other servers listening on the channel, by feed id, with when each
+  // was last heard from; and this server's presence timer.
+  const peers = new Map<string, number>();
+  let presenceTimer: NodeJS.Timeout | undefined;
+  let helloWanted = false;
   // Connections being ended, so `close()` can wait for their sockets.
   const ending = new Set<Promise<void>>();
   let waiters: { resolve(): void; reject(error: unknown): void }[] = [];
@@ -355,13 +379,61 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
     recheckDelay = Math.min(MAX_RECHECK_MS, recheckDelay * 2);
   }
 
+  // `peers` is ordered by when each was last heard from (re-inserted on
+  // each notification), so the ones gone quiet are at its front.
+  const hasPeers = (): boolean => {
+    const now = performance.now();
+    for (const [peer, heardAt] of peers) {
+      if (now - heardAt <= peerTtlMs) return true;
+      peers.delete(peer);
+    }
+    return false;
+  };
+
+  // A peer's notification: remembers it, and when it is new (or back after
+  // it was taken as gone) says hello back and tells it this server's newest
+  // commit, which it may have missed while nobody announced.
+  const heardFrom = (peer: string): void => {
+    const heardAt = peers.get(peer);
+    const isNew = heardAt === undefined || performance.now() - heardAt > peerTtlMs;
+    if (heardAt === undefined && peers.size >= MAX_PEERS && (hasPeers(), peers.size >= MAX_PEERS)) {
+      return;
+    }
+    peers.delete(peer);
+    peers.set(peer, performance.now());
+    if (!isNew) return;
+    helloWanted = true;
+    if (wantedLocally > 0) queueAnnouncement(wantedLocally);
+    else if (!announcing) void sendAnnouncements();
+  };
+
+  const queueAnnouncement = (cursor: number | undefined): void => {
+    if (closed || !hasPeers()) return;
+    announce =
+      announce === undefined
+        ? { cursor }
+        : {
+            cursor:
+              announce.cursor === undefined || cursor === undefined
+                ? undefined
+                : Math.max(announce.cursor, cursor),
+          };
+    if (!announcing) void sendAnnouncements();
+  };
+
   const sendAnnouncements = async (): Promise<void> => {
     announcing = true;
     try {
-      while (announce !== undefined && current !== undefined && !closed) {
+      while ((announce !== undefined || helloWanted) && current !== undefined && !closed) {
+        const name = await resolveChannel();
+        if (helloWanted) {
+          helloWanted = false;
+          await current.query("select pg_notify($1, $2)", [name, `${feedId}:${HELLO}`]);
+          continue;
+        }
+        if (announce === undefined) continue;
         const payload = `${feedId}:${announce.cursor ?? ""}`;
         announce = undefined;
-        const name = await resolveChannel();
         await current.query("select pg_notify($1, $2)", [name, payload]);
       }
     } catch (error) {
@@ -422,6 +494,8 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
         const [sender, announced] = (message.payload ?? "").split(":");
         // Our own commits were read already after their local publish.
         if (sender === feedId) return;
+        if (announced !== undefined && sender !== undefined) heardFrom(sender);
+        if (announced === HELLO) return;
         // "<sender>:<cursor>", "<sender>:" (a reset), or an older server's "<cursor>".
         const cursor = announced === "" ? Number.NaN : Number(announced ?? sender);
         if (Number.isSafeInteger(cursor)) {
@@ -448,6 +522,14 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
       attempt = 0;
       connecting = false;
       settleWaiters();
+      // Others learn of this server now and every `presenceMs` after.
+      helloWanted = true;
+      if (!announcing) void sendAnnouncements();
+      presenceTimer ??= setInterval(() => {
+        helloWanted = true;
+        if (!announcing) void sendAnnouncements();
+      }, presenceMs);
+      presenceTimer.unref();
       kick();
     } catch (error) {
       connecting = false;
@@ -492,19 +574,9 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
         }, report);
       }
       kick();
-      if (closed) return;
       // Commits waiting for the next notification share it; without a known
-      // cursor (a reset) the others just look.
-      announce =
-        announce === undefined
-          ? { cursor }
-          : {
-              cursor:
-                announce.cursor === undefined || cursor === undefined
-                  ? undefined
-                  : Math.max(announce.cursor, cursor),
-            };
-      if (!announcing) void sendAnnouncements();
+      // cursor (a reset) the others just look. Alone: nobody to tell.
+      queueAnnouncement(cursor);
     },
     async settled() {
       await initialising?.catch(() => undefined);
@@ -525,6 +597,7 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
       cancelReconnect?.();
       cancelRetryTail?.();
       cancelRecheck?.();
+      if (presenceTimer !== undefined) clearInterval(presenceTimer);
       settleWaiters(new ChangeFeedError("FEED_CLOSED"));
       const client = current;
       current = undefined;

@@ -112,6 +112,9 @@ describe.skipIf(postgres === undefined)("change feed across servers on Postgres"
     return parsed.toString();
   };
 
+  // Peers are taken as gone after five presences: 500 ms here.
+  const PRESENCE_MS = 100;
+
   const startServer = async (name: string): Promise<Server> => {
     const connection = openPostgres(target.url, { max: 4 });
     const scheduler = heldScheduler();
@@ -119,7 +122,11 @@ describe.skipIf(postgres === undefined)("change feed across servers on Postgres"
     const log = createChangeLog({
       db: connection.db,
       dialect: connection.dialect,
-      listen: { connectionString: named(target.url, name), schedule: scheduler.schedule },
+      listen: {
+        connectionString: named(target.url, name),
+        schedule: scheduler.schedule,
+        presenceMs: PRESENCE_MS,
+      },
       onError: (error) => errors.push(error),
     });
     const store = createStore({
@@ -175,11 +182,59 @@ describe.skipIf(postgres === undefined)("change feed across servers on Postgres"
   const listenerPids = async (applicationName: string): Promise<number[]> => {
     const result = await sql<{ pid: number }>`
       select pid from pg_stat_activity
-      where application_name = ${applicationName} and query ilike 'listen%'`.execute(
-      a.connection.db,
-    );
+      where application_name = ${applicationName}`.execute(a.connection.db);
     return result.rows.map((row) => row.pid);
   };
+
+  /** Every payload notified on the servers' channel from now on, read by a plain client. */
+  const watchChannel = async () => {
+    const { default: pg } = await import("pg");
+    const client = new pg.Client({ connectionString: target.url });
+    await client.connect();
+    const channel = await client.query<{ name: string }>(
+      "select 'svc_changes_' || substr(md5(current_schema()), 1, 8) as name",
+    );
+    const payloads: string[] = [];
+    client.on("notification", (message) => payloads.push(message.payload ?? ""));
+    await client.query(`LISTEN "${channel.rows[0]?.name}"`);
+    return { payloads, close: () => client.end() };
+  };
+  const announcements = (payloads: readonly string[]): string[] =>
+    payloads.filter((payload) => !payload.endsWith(":hello"));
+
+  it("announces commits only while another server listens, and catches a newcomer up", async () => {
+    const channel = await watchChannel();
+    try {
+      await settle(a);
+      channel.payloads.length = 0;
+      // B listens: A's commits are announced.
+      for (let i = 0; i < 3; i += 1) await insert(a);
+      const withPeer = await a.log.latestCursor();
+      await waitFor(() => b.received.includes(withPeer), "B to get A's commits");
+      await waitFor(() => announcements(channel.payloads).length > 0, "an announcement");
+      // B goes away; once A has not heard from it for five presences, A
+      // stops announcing (a plain listener like this one does not count).
+      await b.log.close();
+      servers = servers.filter((server) => server !== b);
+      await new Promise((resolve) => setTimeout(resolve, PRESENCE_MS * 5 + 200));
+      channel.payloads.length = 0;
+      for (let i = 0; i < 5; i += 1) await insert(a);
+      const alone = await a.log.latestCursor();
+      await waitFor(() => a.received.includes(alone), "A to deliver its own commits");
+      await new Promise((resolve) => setTimeout(resolve, PRESENCE_MS));
+      expect(announcements(channel.payloads)).toEqual([]);
+      // A newcomer says hello; A answers with its newest commit, and
+      // announces again, so C gets a write of A's at once.
+      const c = await startServer("svc_feed_c");
+      await waitFor(() => announcements(channel.payloads).length > 0, "A to greet C");
+      const started = performance.now();
+      const next = await settle(a);
+      expect(c.received).toContain(next);
+      expect(performance.now() - started).toBeLessThan(PRESENCE_MS * 5);
+    } finally {
+      await channel.close();
+    }
+  });
 
   it("hands every server's subscriber each write from both stores once, in cursor order", async () => {
     // 50 transactions at once, half through each server, some with two rows.
