@@ -1,8 +1,9 @@
 // `pnpm -F @svc/bench run bench:scale`: a one-row mutation on Postgres,
 // bare node:http + pg (baseline P) against svc's `POST /api/fn/touch` on 1,
 // 2 and 3 servers sharing one database (cases S1-S3), with the load split
-// over the servers, the servers' CPU per request summed over all of them,
-// and `pg_stat_activity` sampled during each run so lock waits show.
+// over the servers, then on 3 servers behind Debian's nginx (case N3, the
+// whole load sent to nginx), the servers' CPU per request summed over all
+// of them, and `pg_stat_activity` sampled during each run so lock waits show.
 // Settings: scale/options.ts and README.md, "Scale-out on Postgres".
 import { randomBytes } from "node:crypto";
 import { existsSync, rmSync } from "node:fs";
@@ -11,6 +12,7 @@ import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEFAULT_WRITE_POOL_SIZE } from "@svc/store/pg";
+import { NGINX_PATH, type RunningNginx, startNginx } from "@svc/tooling/nginx";
 import { processCpuSeconds } from "./cpu.js";
 import type { LoadRequest } from "./load.js";
 import { BenchConfigError } from "./options.js";
@@ -49,6 +51,8 @@ interface RunningCase {
   readonly id: string;
   readonly label: string;
   readonly servers: readonly ServerProcess[];
+  /** The load balancer the whole load goes to, when the case has one. */
+  readonly proxy?: { readonly baseURL: string; readonly pid: number | undefined };
   readonly path: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly database: CaseDatabase;
@@ -81,7 +85,10 @@ function backendCpu(pids: Iterable<number>): Map<number, number> {
 }
 
 /** Checks one probe answer: status 200 and `{id}` with a string id. */
-async function probe(server: ServerProcess, running: RunningCase): Promise<string | undefined> {
+async function probe(
+  server: { readonly name: string; readonly baseURL: string },
+  running: RunningCase,
+): Promise<string | undefined> {
   const response = await fetch(`${server.baseURL}${running.path}`, {
     method: "POST",
     headers: running.headers,
@@ -105,12 +112,19 @@ async function probe(server: ServerProcess, running: RunningCase): Promise<strin
 /** Probes every server, warms up, then measures with the wait-event sampler on. */
 async function measure(running: RunningCase, options: ScaleOptions): Promise<ScaleOutcome> {
   const base = { id: running.id, label: running.label, servers: running.servers.length };
-  for (const server of running.servers) {
+  const proxy = running.proxy;
+  const probed = [
+    ...running.servers,
+    ...(proxy === undefined ? [] : [{ name: "nginx", baseURL: proxy.baseURL }]),
+  ];
+  for (const server of probed) {
     const wrong = await probe(server, running);
     if (wrong !== undefined) return { ...base, failure: oneLine(wrong) };
   }
-  const requests: LoadRequest[] = running.servers.map((server) => ({
-    url: `${server.baseURL}${running.path}`,
+  // Behind a proxy the whole load goes to it; else it is split over the servers.
+  const targets = proxy === undefined ? running.servers : [proxy];
+  const requests: LoadRequest[] = targets.map((target) => ({
+    url: `${target.baseURL}${running.path}`,
     method: "POST",
     headers: running.headers,
     body: BODY,
@@ -124,8 +138,10 @@ async function measure(running: RunningCase, options: ScaleOptions): Promise<Sca
   const serverPids = running.servers.map((server) => server.pid);
   const sampler = await startWaitEventSampler(url, applicationName, options.sampleIntervalMs);
   const cpuBefore = cpuOf(serverPids);
+  const proxyBefore = proxy === undefined ? undefined : processCpuSeconds(proxy.pid);
   const result = await runSpreadLoad(requests, options.connections, options.durationSeconds);
   const cpuAfter = cpuOf(serverPids);
+  const proxyAfter = proxy === undefined ? undefined : processCpuSeconds(proxy.pid);
   const waits = await sampler.stop();
   const pgAfter = local
     ? backendCpu([...(pgBefore?.keys() ?? []), ...waits.backendPids])
@@ -142,16 +158,22 @@ async function measure(running: RunningCase, options: ScaleOptions): Promise<Sca
     for (const [pid, after] of pgAfter) pgSeconds += after - (pgBefore.get(pid) ?? 0);
   }
   const postgresMicrosPerRequest = perRequest(pgSeconds);
+  const proxyMicrosPerRequest = perRequest(
+    proxyBefore === undefined || proxyAfter === undefined ? undefined : proxyAfter - proxyBefore,
+  );
   process.stderr.write(
     `  ${running.id} ${running.label}: ${Math.round(result.requestsPerSecond)} req/s` +
       `${serverMicrosPerRequest === undefined ? "" : `, ${serverMicrosPerRequest.toFixed(1)} us server CPU/req`}` +
+      `${proxyMicrosPerRequest === undefined ? "" : `, ${proxyMicrosPerRequest.toFixed(1)} us nginx CPU/req`}` +
       `${postgresMicrosPerRequest === undefined ? "" : `, ${postgresMicrosPerRequest.toFixed(1)} us Postgres CPU/req`}\n`,
   );
   return {
     ...base,
+    ...(proxy === undefined ? {} : { proxied: true }),
     result,
     waits,
     ...(serverMicrosPerRequest === undefined ? {} : { serverMicrosPerRequest }),
+    ...(proxyMicrosPerRequest === undefined ? {} : { proxyMicrosPerRequest }),
     ...(postgresMicrosPerRequest === undefined ? {} : { postgresMicrosPerRequest }),
   };
 }
@@ -193,18 +215,25 @@ async function runBareBaseline(run: RunSchemas, options: ScaleOptions): Promise<
   }
 }
 
-/** svc on `count` servers sharing one fresh schema, started one after the other. */
+/**
+ * svc on `count` servers sharing one fresh schema, started one after the
+ * other; `behindNginx`: with nginx in front of them taking the whole load.
+ */
 async function runSvcCase(
   run: RunSchemas,
   dir: string,
-  count: number,
+  shape: { readonly count: number; readonly behindNginx: boolean },
   options: ScaleOptions,
 ): Promise<ScaleOutcome> {
-  const id = `S${count}`;
-  const label = `svc ${TOUCH_PATH}, ${count} server${count === 1 ? "" : "s"} on one database`;
+  const { count, behindNginx } = shape;
+  const id = `${behindNginx ? "N" : "S"}${count}`;
+  const label = behindNginx
+    ? `svc ${TOUCH_PATH}, ${count} server${count === 1 ? "" : "s"} behind nginx`
+    : `svc ${TOUCH_PATH}, ${count} server${count === 1 ? "" : "s"} on one database`;
   const servers: ServerProcess[] = [];
+  let nginx: RunningNginx | undefined;
   try {
-    const database = await run.create(`svc${count}`);
+    const database = await run.create(`${behindNginx ? "nginx" : "svc"}${count}`);
     // One deployment: the same admin token and JWT secret on every server.
     const token = createAdminToken();
     const jwtSecret = randomBytes(32).toString("hex");
@@ -221,10 +250,21 @@ async function runSvcCase(
       servers.push(svc.server);
       headers = svc.headers;
     }
-    return await measure({ id, label, servers, path: TOUCH_PATH, headers, database }, options);
+    if (behindNginx) {
+      nginx = await startNginx({
+        upstreams: servers.map((server) => new URL(server.baseURL).host),
+      });
+    }
+    const proxy =
+      nginx === undefined ? {} : { proxy: { baseURL: nginx.url, pid: nginx.child.pid } };
+    return await measure(
+      { id, label, servers, ...proxy, path: TOUCH_PATH, headers, database },
+      options,
+    );
   } catch (error) {
     return { id, label, servers: count, failure: oneLine(message(error)) };
   } finally {
+    await nginx?.stop();
     await Promise.all(servers.map((server) => server.stop()));
   }
 }
@@ -265,7 +305,15 @@ async function main(): Promise<number> {
     const outcomes: ScaleOutcome[] = [await runBareBaseline(run, options)];
     for (let count = 1; count <= options.maxServers; count += 1) {
       process.stderr.write(`  (load ${loadLine()})\n`);
-      outcomes.push(await runSvcCase(run, dir, count, options));
+      outcomes.push(await runSvcCase(run, dir, { count, behindNginx: false }, options));
+    }
+    // The largest case again behind a real load balancer, when there is one to run.
+    const proxied = options.maxServers;
+    if (existsSync(NGINX_PATH) || !options.optional) {
+      process.stderr.write(`  (load ${loadLine()})\n`);
+      outcomes.push(await runSvcCase(run, dir, { count: proxied, behindNginx: true }, options));
+    } else {
+      process.stderr.write(`  N${proxied} skipped: no nginx at ${NGINX_PATH}\n`);
     }
     process.stdout.write(`\n${formatScaleReport(outcomes)}\n`);
     const broken = outcomes.filter(

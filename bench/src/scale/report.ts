@@ -7,14 +7,18 @@ export const TARGET_VS_ONE_SERVER = 0.9;
 
 /** One measured case of `bench:scale`, or why it could not be measured. */
 export interface ScaleOutcome {
-  /** `P` for the bare pg baseline, `S<n>` for svc on n servers. */
+  /** `P` for the bare pg baseline, `S<n>` for svc on n servers, `N<n>` for n servers behind nginx. */
   readonly id: string;
   readonly label: string;
   /** Server processes under load (the baseline: 1). */
   readonly servers: number;
+  /** True when the whole load went through nginx (`N<n>`). */
+  readonly proxied?: boolean;
   readonly result?: SpreadResult;
   /** CPU time (user + system) of all server processes per request, in microseconds. */
   readonly serverMicrosPerRequest?: number;
+  /** CPU time of the nginx process per request, in microseconds (`N<n>` only). */
+  readonly proxyMicrosPerRequest?: number;
   /** CPU time of the case's Postgres backends per request, in microseconds (local server only). */
   readonly postgresMicrosPerRequest?: number;
   readonly waits?: WaitEventSummary;
@@ -131,6 +135,7 @@ export function formatScaleReport(outcomes: readonly ScaleOutcome[]): string {
       "p50 ms",
       "p99 ms",
       "server CPU us/req",
+      "nginx CPU us/req",
       "Postgres CPU us/req",
       "non-2xx",
       "errors",
@@ -139,17 +144,20 @@ export function formatScaleReport(outcomes: readonly ScaleOutcome[]): string {
   for (const o of outcomes) {
     const r = o.result;
     if (r === undefined) {
-      raw.push([o.id, o.label, "failed", "-", "-", "-", "-", "-", "-", "-"]);
+      raw.push([o.id, o.label, "failed", "-", "-", "-", "-", "-", "-", "-", "-"]);
       continue;
     }
     raw.push([
       o.id,
       o.label,
       formatInt(r.requestsPerSecond),
-      r.perServer.map((s) => formatInt(s.requestsPerSecond)).join(" / "),
+      o.proxied === true
+        ? "via nginx"
+        : r.perServer.map((s) => formatInt(s.requestsPerSecond)).join(" / "),
       formatMs(r.p50Ms),
       formatMs(r.p99Ms),
       formatMicros(o.serverMicrosPerRequest),
+      formatMicros(o.proxyMicrosPerRequest),
       formatMicros(o.postgresMicrosPerRequest),
       formatInt(r.non2xx),
       formatInt(r.errors),
@@ -163,7 +171,7 @@ export function formatScaleReport(outcomes: readonly ScaleOutcome[]): string {
   ];
   for (const o of outcomes) {
     const target = targetOf(o, outcomes);
-    if (target === undefined) continue;
+    if (target === undefined && o.proxied !== true) continue;
     const several = o.servers > 1;
     ratios.push([
       o.id,
@@ -172,13 +180,28 @@ export function formatScaleReport(outcomes: readonly ScaleOutcome[]): string {
       formatRatio(ratioByCpu(o, bare)),
       several ? formatRatio(ratioByRequests(o, one)) : "",
       several ? formatRatio(ratioByCpu(o, one)) : "",
-      several ? `>= ${TARGET_VS_ONE_SERVER.toFixed(2)}x S1` : `>= ${TARGET_VS_BARE.toFixed(2)}x P`,
+      target === undefined
+        ? "none"
+        : several
+          ? `>= ${TARGET_VS_ONE_SERVER.toFixed(2)}x S1`
+          : `>= ${TARGET_VS_BARE.toFixed(2)}x P`,
       scaleVerdict(o, outcomes),
     ]);
   }
 
-  const parts = [table(raw, new Set([2, 4, 5, 6, 7, 8, 9]))];
+  const parts = [table(raw, new Set([2, 4, 5, 6, 7, 8, 9, 10]))];
   if (ratios.length > 1) parts.push(table(ratios, new Set([2, 3, 4, 5])));
+  const proxyLines = outcomes.flatMap((o) => {
+    const direct = outcomes.find((other) => other.id === `S${o.servers}`);
+    if (o.proxied !== true || o.result === undefined || direct?.result === undefined) return [];
+    return [
+      `${o.id} against ${direct.id} (the same servers, load sent to each directly): ` +
+        `${formatRatio(ratioByRequests(o, direct))} by req/s, ` +
+        `${formatRatio(ratioByCpu(o, direct))} by server CPU; nginx took ` +
+        `${formatMicros(o.proxyMicrosPerRequest)} us of CPU per request`,
+    ];
+  });
+  if (proxyLines.length > 0) parts.push(proxyLines.join("\n"));
   const waits = outcomes.flatMap((o) => {
     const lines = waitLines(o);
     return lines.length === 0 ? [] : [lines.join("\n")];
