@@ -76,6 +76,27 @@ async function nextOf<T extends ShardServerFrame["type"]>(
 }
 
 // A frame that never comes fails the test in 10 s, not the preset's 60.
+/**
+ * Reads frames, keeping the member list as a client does (a `welcome`
+ * replaces it, `join` adds, `leave` removes), until it holds `expected`
+ * user ids (in any order).
+ */
+async function membersBecome(client: ShardClient, expected: string[]): Promise<void> {
+  const members = new Map<string, string | null>();
+  const matches = () => [...members.values()].sort().join() === [...expected].sort().join();
+  while (!matches()) {
+    const frame = await client.next();
+    if (frame.type === "welcome") {
+      members.clear();
+      for (const member of frame.members) members.set(member.connectionId, member.userId);
+    } else if (frame.type === "join") {
+      members.set(frame.member.connectionId, frame.member.userId);
+    } else if (frame.type === "leave") {
+      members.delete(frame.connectionId);
+    }
+  }
+}
+
 describe.skipIf(postgres === undefined)(
   "rooms across servers on Postgres",
   { timeout: 10_000 },
@@ -415,6 +436,48 @@ describe.skipIf(postgres === undefined)(
       expect((await welcome(carol)).members.map((member) => member.userId)).toEqual([
         "bob",
         "carol",
+      ]);
+    });
+
+    it("with three servers, the survivors of a dead home meet wherever the room moves", async () => {
+      const logic = new Map([["ticker", { async onTick() {} } satisfies RoomLogic]]);
+      const home = await startNode({ logic });
+      const b = await startNode({ logic });
+      const c = await startNode({ logic });
+      const alice = await home.join("/shard/ticker/3", "alice");
+      await welcome(alice);
+      const bob = await b.join("/shard/ticker/3", "bob");
+      const carol = await c.join("/shard/ticker/3", "carol");
+      await membersBecome(bob, ["alice", "bob", "carol"]);
+      await membersBecome(carol, ["alice", "bob", "carol"]);
+      await home.crash();
+      await membersBecome(bob, ["bob", "carol"]);
+      await membersBecome(carol, ["bob", "carol"]);
+      // One of them runs it now, and only one.
+      await until(() => b.timers.active.size + c.timers.active.size === 1);
+      bob.send({ type: "message", data: "still here" });
+      expect(await nextOf(carol, "message")).toMatchObject({ data: "still here" });
+    });
+
+    it("closes the members of a server whose Postgres connection is lost; the room goes on", async () => {
+      const a = await startNode();
+      const b = await startNode();
+      const alice = await a.join("/shard/chat/l", "alice");
+      await welcome(alice);
+      const bob = await b.join("/shard/chat/l", "bob");
+      const bobId = (await welcome(bob)).self.connectionId;
+      await nextOf(alice, "join");
+      const lostNode = b.cluster.node;
+      await admin.query("select pg_terminate_backend($1)", [await sessionOf(b.cluster)]);
+      // Its locks and messages may be gone: it cannot vouch for its members.
+      expect(await bob.closed).toEqual({ code: 1013, reason: "room relay lost; reconnect" });
+      expect(await nextOf(alice, "leave")).toEqual({ type: "leave", connectionId: bobId });
+      // It reconnects (as another node) and its members meet the room again.
+      await until(() => b.cluster.node !== null && b.cluster.node !== lostNode);
+      const again = await b.join("/shard/chat/l", "bob");
+      expect((await welcome(again)).members.map((member) => member.userId)).toEqual([
+        "alice",
+        "bob",
       ]);
     });
   },

@@ -39,8 +39,6 @@ export interface ClusterRoomsOptions {
   /** A frame longer than a member's outgoing bound closes it (1013) instead of crossing servers. */
   readonly maxQueue: number;
   readonly onError: (error: unknown) => void;
-  /** The timers of the liveness check. Default: the global ones (unref'd). */
-  readonly every?: (run: () => void, ms: number) => () => void;
 }
 
 /** A member of a room this server runs, connected to another server. */
@@ -554,7 +552,7 @@ export function createClusterRooms(options: ClusterRoomsOptions): RoomDirectory 
         checking = false;
       });
   };
-  const stopChecks = (options.every ?? every)(check, relay.checkMs);
+  const stopChecks = every(check, relay.checkMs);
 
   relay.listen({
     message(from, message) {

@@ -489,7 +489,11 @@ export function createShardCluster(options: ShardClusterOptions): ShardCluster {
             and objsubid = 2 and granted`,
         [current.database, nodeClass],
       );
-      return new Set(rows.map((row) => Number(row.node)));
+      const live = new Set(rows.map((row) => Number(row.node)));
+      // What was kept per server (numbering, parts) goes with the server.
+      reassembler.retain(live);
+      for (const node of [...seqs.keys()]) if (!live.has(node)) seqs.delete(node);
+      return live;
     },
     send(node, message) {
       const current = session;

@@ -143,8 +143,8 @@ export type Received =
  */
 export function createReassembler(maxBatchBytes = DEFAULT_MAX_RELAY_BATCH_BYTES): {
   accept(payload: string): Received;
-  /** Forgets a sender (it is gone), and what it was sending. */
-  forget(from: number): void;
+  /** Forgets senders not in `live` (they are gone), and what they were sending. */
+  retain(live: ReadonlySet<number>): void;
 } {
   const senders = new Map<number, { seq: number; parts: string[]; size: number }>();
   return {
@@ -186,8 +186,8 @@ export function createReassembler(maxBatchBytes = DEFAULT_MAX_RELAY_BATCH_BYTES)
       sender.size = 0;
       return parseBatch(from, whole);
     },
-    forget(from) {
-      senders.delete(from);
+    retain(live) {
+      for (const from of [...senders.keys()]) if (!live.has(from)) senders.delete(from);
     },
   };
 }
