@@ -17,7 +17,13 @@ import {
 } from "./items.js";
 import { type LoadRequest, runLoad } from "./load.js";
 import { BenchConfigError, type BenchOptions, readOptions } from "./options.js";
-import { getFreePort, killAllChildren, type ServerProcess, startServer } from "./processes.js";
+import {
+  getFreePort,
+  getFreePortBlock,
+  killAllChildren,
+  type ServerProcess,
+  startServer,
+} from "./processes.js";
 import { type CaseOutcome, formatReport, verdictOf } from "./report.js";
 import {
   type CredentialHeaders,
@@ -134,7 +140,8 @@ async function setUpSvc(
   let svc: SvcServer | undefined;
   try {
     process.stderr.write(`starting the svc server and seeding ${ITEM_COUNT} items...\n`);
-    svc = await startSvc({ port: await getFreePort(), dir, token: createAdminToken() });
+    // The main port and the live transports' three after it.
+    svc = await startSvc({ port: await getFreePortBlock(4), dir, token: createAdminToken() });
     await seedItems(svc, makeItems(ITEM_COUNT));
     const credentials = await signInBenchUser(svc);
     return { svc, rows: await fetchItems(svc, ITEM_COUNT), credentials };

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 
@@ -24,6 +25,50 @@ export async function getFreePort(): Promise<number> {
     throw new Error("the OS did not report a port for the probe socket");
   }
   return address.port;
+}
+
+/** Binds `port` on the loopback interface and closes again; false when it is taken. */
+async function isFree(port: number): Promise<boolean> {
+  const probe = createServer();
+  const bound = await new Promise<boolean>((resolve) => {
+    probe.once("error", () => resolve(false));
+    probe.listen(port, HOST, () => resolve(true));
+  });
+  if (bound) {
+    probe.close();
+    await once(probe, "close");
+  }
+  return bound;
+}
+
+/** The first port of the kernel's ephemeral range (where outgoing connections take theirs). */
+function ephemeralLow(): number {
+  try {
+    const low = Number(
+      readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").split(/\s+/)[0],
+    );
+    return Number.isInteger(low) && low > 12_000 ? low : 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+/**
+ * A run of `count` consecutive free ports, for a server that listens on
+ * `port` and the ones after it (svc: `SVC_PORT` and `+ 1` to `+ 3`). Taken
+ * at random below the ephemeral range, so the load generator's and the
+ * servers' own outgoing connections cannot take one of them meanwhile
+ * (which a port the OS picks for port 0 does not promise for the next).
+ */
+export async function getFreePortBlock(count: number): Promise<number> {
+  const high = ephemeralLow() - count;
+  for (let attempt = 0; attempt < 100; attempt += 1) {
+    const first = 10_000 + Math.floor(Math.random() * (high - 10_000));
+    let free = true;
+    for (let port = first; free && port < first + count; port += 1) free = await isFree(port);
+    if (free) return first;
+  }
+  throw new Error(`no ${count} consecutive free ports below ${high + count}`);
 }
 
 /** A server running in its own child process. */

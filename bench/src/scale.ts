@@ -16,7 +16,13 @@ import { NGINX_PATH, type RunningNginx, startNginx } from "@svc/tooling/nginx";
 import { processCpuSeconds } from "./cpu.js";
 import type { LoadRequest } from "./load.js";
 import { BenchConfigError } from "./options.js";
-import { getFreePort, killAllChildren, type ServerProcess, startServer } from "./processes.js";
+import {
+  getFreePort,
+  getFreePortBlock,
+  killAllChildren,
+  type ServerProcess,
+  startServer,
+} from "./processes.js";
 import { readScaleOptions, type ScaleOptions } from "./scale/options.js";
 import { formatScaleReport, type ScaleOutcome, scaleVerdict } from "./scale/report.js";
 import { checkDatabase, type RunSchemas, runSchemas } from "./scale/schemas.js";
@@ -240,7 +246,8 @@ async function runSvcCase(
     let headers: Readonly<Record<string, string>> = {};
     for (let index = 1; index <= count; index += 1) {
       const svc = await startSvc({
-        port: await getFreePort(),
+        // The main port and the live transports' three after it.
+        port: await getFreePortBlock(4),
         dir,
         token,
         jwtSecret,
