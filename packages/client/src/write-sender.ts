@@ -50,7 +50,8 @@ export interface WriteSender {
   /** The key a call sends: its own, none (`false`), or a new one when `writes.idempotency` is on. */
   keyFor(option: string | false | undefined): string | undefined;
   /**
-   * Sends `request` with `key` (none when undefined); a `NETWORK_ERROR` or
+   * Sends `request` with `key` (none when undefined); a `NETWORK_ERROR`, a
+   * load balancer's 502, 503 or 504 page (`HTTP_502`...) or
    * `IDEMPOTENCY_KEY_IN_PROGRESS` is retried with the same key up to
    * `retries` times after a backoff. Without a key it is sent once.
    */
@@ -58,13 +59,23 @@ export interface WriteSender {
 }
 
 /**
+ * A load balancer's own answer when no server answered (`HTTP_502`,
+ * `HTTP_503`, `HTTP_504`: an error page without the svc envelope): the
+ * server may have applied the write before it died, like a lost answer.
+ */
+const GATEWAY_ERRORS: ReadonlySet<string> = new Set(["HTTP_502", "HTTP_503", "HTTP_504"]);
+
+/**
  * Whether a failed write may simply be sent again with its key: no answer
- * came, or the key's first request is still running on the server.
+ * came (from the server itself or, behind a load balancer, through it), or
+ * the key's first request is still running on the server.
  */
 export function isRetryableWriteError(error: unknown): boolean {
   return (
     error instanceof SvcError &&
-    (error.code === NETWORK_ERROR || error.code === IDEMPOTENCY_KEY_IN_PROGRESS)
+    (error.code === NETWORK_ERROR ||
+      error.code === IDEMPOTENCY_KEY_IN_PROGRESS ||
+      GATEWAY_ERRORS.has(error.code))
   );
 }
 

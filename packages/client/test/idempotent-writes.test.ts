@@ -63,6 +63,21 @@ describe("idempotency keys on writes", () => {
     expect(delays).toEqual([125]);
   });
 
+  // Regression (issue 22, three servers behind nginx): a server killed
+  // after its commit leaves nginx answering 502 with its own page; the
+  // client gave up with HTTP_502 although the write had been applied.
+  it("a write answered by a load balancer's 502 page is sent again with the same key and applied once", async () => {
+    const { client, network, delays } = await setup();
+    network.gatewayErrors(1);
+    const todo = (await client.fn("addTodo", { title: "Bread" })) as { id: string };
+    expect(network.seen.map((request) => request.outcome)).toEqual(["bad-gateway", "answered"]);
+    expect(new Set(keysOf(network)).size).toBe(1);
+    expect(network.seen[1]?.replayed).toBe(true);
+    expect(await client.entities("Todo").get(todo.id)).toMatchObject({ title: "Bread" });
+    expect(await countTodos(client)).toBe(1);
+    expect(delays).toEqual([125]);
+  });
+
   it.each([
     ["insert", "POST"],
     ["update", "PATCH"],

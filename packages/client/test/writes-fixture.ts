@@ -168,8 +168,11 @@ export interface SeenRequest {
   readonly path: string;
   readonly key: string | null;
   readonly body: unknown;
-  /** What became of it: sent and answered, sent with the answer lost, or never sent. */
-  outcome: "answered" | "answer-lost" | "offline" | "pending";
+  /**
+   * What became of it: sent and answered, sent with the answer lost or
+   * replaced by a gateway's 502, or never sent.
+   */
+  outcome: "answered" | "answer-lost" | "bad-gateway" | "offline" | "pending";
   /** The answer's `Idempotent-Replayed` header. */
   replayed: boolean;
 }
@@ -187,6 +190,12 @@ export interface NetworkSwitch {
   readonly seen: SeenRequest[];
   offline: boolean;
   loseAnswers(count: number): void;
+  /**
+   * The next `count` writes reach the server, but their answers are
+   * replaced by a load balancer's `502 Bad Gateway` page (no svc envelope),
+   * as when the server died after applying the write and before answering.
+   */
+  gatewayErrors(count: number): void;
   /** Holds the next write until `release()`; `sent` resolves when it reaches the switch. */
   hold(): { readonly sent: Promise<void>; release(): void };
 }
@@ -199,12 +208,16 @@ function isWrite(path: string, method: string): boolean {
 export function networkSwitch(): NetworkSwitch {
   const seen: SeenRequest[] = [];
   let lose = 0;
+  let gateway = 0;
   const holds: { reached(): void; released: Promise<void> }[] = [];
   const state: NetworkSwitch = {
     seen,
     offline: false,
     loseAnswers(count) {
       lose = count;
+    },
+    gatewayErrors(count) {
+      gateway = count;
     },
     hold() {
       let reached = (): void => undefined;
@@ -248,6 +261,15 @@ export function networkSwitch(): NetworkSwitch {
         await response.arrayBuffer();
         request.outcome = "answer-lost";
         throw new TypeError("fetch failed (connection reset)");
+      }
+      if (gateway > 0) {
+        gateway -= 1;
+        await response.arrayBuffer();
+        request.outcome = "bad-gateway";
+        return new Response("<html><body><h1>502 Bad Gateway</h1></body></html>", {
+          status: 502,
+          headers: { "content-type": "text/html" },
+        });
       }
       request.outcome = "answered";
       return response;
