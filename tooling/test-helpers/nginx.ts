@@ -31,9 +31,11 @@ export interface NginxOptions {
  * runs the same as root and as any other user: `daemon off`,
  * `master_process off` (one process, no `user` switch, nothing left
  * behind when it is killed), an `upstream` of the servers (round robin;
- * a server that refuses connections is skipped for 10 s), and the proxy
- * settings of `deploy/nginx.conf`: WebSocket upgrades and unbuffered
- * Server-Sent Events.
+ * a server that refuses connections is skipped for 10 s; idle connections
+ * to the servers closed after 4 s, before Node's 5 s keep-alive timeout
+ * closes them under a request), and the proxy settings of
+ * `deploy/nginx.conf`: WebSocket upgrades (`/ws`, `/shard/...`) and
+ * unbuffered Server-Sent Events (`/events`).
  */
 export function nginxConfig(
   options: NginxOptions & { readonly dir: string; readonly port: number },
@@ -66,22 +68,28 @@ ${temp}
     upstream svc {
 ${servers}
         keepalive ${options.keepalive ?? 32};
+        keepalive_timeout 4s;
     }
 
     server {
         listen 127.0.0.1:${port};
 ${options.exposeUpstream === true ? "        add_header X-Upstream-Addr $upstream_addr always;\n" : ""}
+        proxy_http_version 1.1;
+        proxy_set_header Host $http_host;
+        proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+        proxy_set_header X-Forwarded-Proto $scheme;
+        proxy_set_header Upgrade $http_upgrade;
+        proxy_set_header Connection $connection_upgrade;
+        proxy_read_timeout 1h;
+        proxy_send_timeout 1h;
+
         location / {
             proxy_pass http://svc;
-            proxy_http_version 1.1;
-            proxy_set_header Host $http_host;
-            proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-            proxy_set_header X-Forwarded-Proto $scheme;
-            proxy_set_header Upgrade $http_upgrade;
-            proxy_set_header Connection $connection_upgrade;
+        }
+
+        location = /events {
+            proxy_pass http://svc;
             proxy_buffering off;
-            proxy_read_timeout 1h;
-            proxy_send_timeout 1h;
         }
     }
 }

@@ -186,6 +186,44 @@ async function pullNotes(
     .map(({ cursor: at, op, rowId }) => ({ cursor: at, op, rowId }));
 }
 
+/** Reads Server-Sent Events frames from `path` through `baseURL`, one at a time. */
+async function openEvents(
+  baseURL: string,
+  path: string,
+): Promise<{ next(): Promise<ServerFrame>; close(): void }> {
+  const abort = new AbortController();
+  const response = await fetch(`${baseURL}${path}`, {
+    headers: adminHeaders,
+    signal: abort.signal,
+  });
+  expect(response.status).toBe(200);
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let buffered = "";
+  return {
+    async next() {
+      for (;;) {
+        const boundary = buffered.indexOf("\n\n");
+        if (boundary !== -1) {
+          const data = buffered
+            .slice(0, boundary)
+            .split("\n")
+            .filter((line) => line.startsWith("data: "))
+            .map((line) => line.slice(6))
+            .join("\n");
+          buffered = buffered.slice(boundary + 2);
+          if (data !== "") return JSON.parse(data) as ServerFrame;
+          continue;
+        }
+        const chunk = await reader.read();
+        if (chunk.done) throw new Error("the event stream ended");
+        buffered += decoder.decode(chunk.value, { stream: true });
+      }
+    },
+    close: () => abort.abort(),
+  };
+}
+
 /**
  * A live client of `Note` behind nginx that keeps itself connected: when
  * its socket closes it reconnects through nginx and subscribes again with
@@ -443,6 +481,24 @@ describe.skipIf(postgres === undefined)("three servers behind nginx on one Postg
       expect(await client.next()).toEqual({ type: "pong" });
     } finally {
       await client.close();
+    }
+  });
+
+  it("streams Server-Sent Events through nginx: a write through each server arrives once, in order", async () => {
+    const events = await openEvents(nginx.url, "/events?entity=Note");
+    try {
+      expect((await events.next()).type).toBe("snapshot");
+      const ids: string[] = [];
+      for (const [index, server] of servers.entries()) {
+        ids.push((await addNote(server.url, `sse-${index}`)).id);
+      }
+      const frames: ServerFrame[] = [];
+      for (let index = 0; index < 3; index += 1) frames.push(await events.next());
+      expect(frames.map((frame) => frame.type === "change" && [frame.op, frame.rowId])).toEqual(
+        ids.map((id) => ["insert", id]),
+      );
+    } finally {
+      events.close();
     }
   });
 
