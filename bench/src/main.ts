@@ -25,6 +25,7 @@ import {
   startServer,
 } from "./processes.js";
 import { type CaseOutcome, formatReport, verdictOf } from "./report.js";
+import { type RunSchemas, runSchemas } from "./scale/schemas.js";
 import {
   type CredentialHeaders,
   createAdminToken,
@@ -131,6 +132,7 @@ async function measure(
 /** Starts the svc server, seeds the items and reads them back; the reason on failure. */
 async function setUpSvc(
   dir: string,
+  schemas: RunSchemas | undefined,
 ): Promise<
   { svc: SvcServer; rows: ItemRow[]; credentials: CredentialHeaders } | { failure: string }
 > {
@@ -139,9 +141,17 @@ async function setUpSvc(
   }
   let svc: SvcServer | undefined;
   try {
-    process.stderr.write(`starting the svc server and seeding ${ITEM_COUNT} items...\n`);
+    const database = schemas === undefined ? undefined : await schemas.create("main");
+    process.stderr.write(
+      `starting the svc server on ${database === undefined ? "SQLite" : "Postgres"} and seeding ${ITEM_COUNT} items...\n`,
+    );
     // The main port and the live transports' three after it.
-    svc = await startSvc({ port: await getFreePortBlock(4), dir, token: createAdminToken() });
+    svc = await startSvc({
+      port: await getFreePortBlock(4),
+      dir,
+      token: createAdminToken(),
+      ...(database === undefined ? {} : { databaseURL: database.url }),
+    });
     await seedItems(svc, makeItems(ITEM_COUNT));
     const credentials = await signInBenchUser(svc);
     return { svc, rows: await fetchItems(svc, ITEM_COUNT), credentials };
@@ -188,7 +198,9 @@ async function runBaseline(
 }
 
 async function run(dir: string, options: BenchOptions): Promise<CaseOutcome[]> {
-  const setup = options.scope === "baselines" ? undefined : await setUpSvc(dir);
+  const schemas =
+    options.svcDatabaseURL === undefined ? undefined : runSchemas(options.svcDatabaseURL);
+  const setup = options.scope === "baselines" ? undefined : await setUpSvc(dir, schemas);
   try {
     const rows = setup !== undefined && "rows" in setup ? setup.rows : undefined;
     const files: BaselineFiles = {
@@ -233,6 +245,7 @@ async function run(dir: string, options: BenchOptions): Promise<CaseOutcome[]> {
     return outcomes;
   } finally {
     if (setup !== undefined && "svc" in setup) await setup.svc.server.stop();
+    await schemas?.dropAll();
   }
 }
 

@@ -13,6 +13,12 @@ export interface BenchOptions {
   readonly scope: BenchScope;
   /** `BENCH_STRICT=1` exits 1 when an svc case misses its target (default: report only). */
   readonly strict: boolean;
+  /**
+   * `BENCH_SVC_DATABASE_URL`: runs the svc server on this Postgres database
+   * (in a fresh schema, dropped afterwards) instead of a SQLite file, so the
+   * credential cases show what a session or API key costs on Postgres.
+   */
+  readonly svcDatabaseURL?: string;
 }
 
 /** Thrown for a bad `BENCH_*` variable; main prints its message alone. */
@@ -57,5 +63,15 @@ export function readOptions(env: NodeJS.ProcessEnv): BenchOptions {
     connections: readNumber(env, "BENCH_CONNECTIONS", 32, { min: 1, max: 1024, integer: true }),
     scope: scopeRaw,
     strict: env.BENCH_STRICT === "1" || env.BENCH_STRICT === "true",
+    ...svcDatabase(env),
   };
+}
+
+function svcDatabase(env: NodeJS.ProcessEnv): { svcDatabaseURL?: string } {
+  const url = env.BENCH_SVC_DATABASE_URL?.trim();
+  if (url === undefined || url === "") return {};
+  if (!/^postgres(ql)?:\/\//.test(url)) {
+    throw new BenchConfigError("BENCH_SVC_DATABASE_URL must be a postgres:// URL");
+  }
+  return { svcDatabaseURL: url };
 }
