@@ -9,6 +9,7 @@ import {
   attachShards,
   attachWebSocket,
   createEventStreams,
+  createShardCluster,
   type EventStreams,
   type LiveCallers,
   type ShardHub,
@@ -52,6 +53,12 @@ export interface LiveTransportOptions {
    * right after the write that admits the caller would still be refused.
    */
   readonly joinExistsResolver: () => ExistsResolver;
+  /**
+   * `DATABASE_URL` on Postgres: rooms are then shared by every server on
+   * that database (each instance runs on one of them; see @svc/sync's
+   * shards). Unset (SQLite): rooms live in this process.
+   */
+  readonly databaseURL?: string;
 }
 
 /** The running live transports. */
@@ -146,6 +153,19 @@ export async function startLiveTransports(options: LiveTransportOptions): Promis
       `must leave room for the live transports' ports (${port} + 3 > 65535)`,
     );
   }
+  // On Postgres a room's members meet whichever server they came through
+  // (the boot fails if the relay cannot connect, as it does for the change feed).
+  const cluster =
+    options.databaseURL === undefined
+      ? undefined
+      : createShardCluster({
+          connectionString: options.databaseURL,
+          onError: (error: unknown) => console.error("svc: shards: relay:", error),
+        });
+  await cluster?.ready().catch(async (error: unknown) => {
+    await cluster.close();
+    throw error;
+  });
   const onError = (error: unknown) => console.error("svc: sync:", error);
   const events = createEventStreams({ sync, authenticate, callers, trustedOrigins, onError });
   const hubOptions = { sync, authenticate, callers, trustedOrigins, onError };
@@ -167,7 +187,10 @@ export async function startLiveTransports(options: LiveTransportOptions): Promis
   };
   const shardServer = createServer((_req, res) => notFound(res));
   // One hub, so a room's members meet whichever port they came through.
-  const shards: ShardHub = attachShards(shardServer, shardOptions);
+  const shards: ShardHub = attachShards(shardServer, {
+    ...shardOptions,
+    ...(cluster !== undefined && { cluster }),
+  });
   shards.attach(options.main, { shared: true });
   options.main.on("upgrade", refuseUnserved);
   const side = [wsServer, eventsServer, shardServer];
@@ -175,7 +198,8 @@ export async function startLiveTransports(options: LiveTransportOptions): Promis
     options.main.off("upgrade", refuseUnserved);
     await Promise.all([
       ...hubs.map((hub) => hub.close({ timeoutMs })),
-      shards.close({ timeoutMs }),
+      // The rooms this server ran move before its relay goes.
+      shards.close({ timeoutMs }).then(() => cluster?.close()),
       events.close(),
     ]);
     await Promise.all(
