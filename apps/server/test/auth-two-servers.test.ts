@@ -44,28 +44,36 @@ describe.skipIf(postgres === undefined)("credentials on two servers sharing Post
       (_session: string, key?: string) => key ?? "",
     ],
   ])(
-    "%s on one server is refused by the other within half a second",
+    "%s on one server is refused by the other within 100 ms (the median of three)",
     async (_name, revoke, pick) => {
       if (postgres === undefined) return;
       await using db = await createTestDatabase(postgres);
       const env = { ...databaseEnv(db.target), SVC_RATE_LIMIT: "off" };
       await using a = await startAuthServer(env);
       await using b = await startAuthServer(env);
-      const alice = await registerPassword(a, "alice@example.com");
-      const key = await readJSON<{ key: string; id: string }>(
-        post(a, "/api/auth/api-keys", { name: "cli" }, { token: alice.token }),
-      );
-      expect(key.status).toBe(200);
-      const token = pick(alice.token, key.body.key);
-      // Warm B's cache: the second answer comes from memory.
-      for (let i = 0; i < 2; i++) {
-        expect((await request(b, "GET", "/api/auth/me", { token })).status).toBe(200);
+      const delays: number[] = [];
+      for (let round = 0; round < 3; round += 1) {
+        const alice = await registerPassword(a, `alice-${round}@example.com`);
+        const key = await readJSON<{ key: string; id: string }>(
+          post(a, "/api/auth/api-keys", { name: "cli" }, { token: alice.token }),
+        );
+        expect(key.status).toBe(200);
+        const token = pick(alice.token, key.body.key);
+        // Warm B's cache: the second answer comes from memory.
+        for (let i = 0; i < 2; i++) {
+          expect((await request(b, "GET", "/api/auth/me", { token })).status).toBe(200);
+        }
+        const revoked = await revoke(a, alice.token, key.body.id);
+        expect(revoked.status).toBe(200);
+        // The server that revoked refuses at once.
+        expect((await request(a, "GET", "/api/auth/me", { token })).status).toBe(401);
+        delays.push(await msUntilRefused(b, token));
       }
-      const revoked = await revoke(a, alice.token, key.body.id);
-      expect(revoked.status).toBe(200);
-      // The server that revoked refuses at once.
-      expect((await request(a, "GET", "/api/auth/me", { token })).status).toBe(401);
-      expect(await msUntilRefused(b, token)).toBeLessThan(500);
+      // One journal poll is 50 ms; a single slow turn of a loaded machine
+      // may pass 100 ms, the middle of three should not.
+      delays.sort((x, y) => x - y);
+      expect(delays[1]).toBeLessThan(100);
+      expect(delays[2]).toBeLessThan(500);
     },
   );
 });
