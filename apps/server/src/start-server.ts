@@ -50,7 +50,6 @@ import { liveClientIp, watchCallerChanges } from "./live-callers.js";
 import { liveQueryRunner } from "./live-queries.js";
 import { type LivePorts, liveAuthenticator, startLiveTransports } from "./live-transports.js";
 import { loadManifestFile } from "./manifest-file.js";
-import { policyLintWarnings } from "./policy-lint-warnings.js";
 import { defaultFilesDir, sqliteFiles } from "./storage-paths.js";
 import { studioMigrations } from "./studio/studio-session-table.js";
 
@@ -514,7 +513,6 @@ export async function startServer(
       warnings: [
         ...config.warnings,
         ...config.auth.warnings,
-        ...(config.devMode ? policyLintWarnings(manifest) : []),
         ...(config.databaseURL === undefined && config.auth.sessionDbPath === undefined
           ? [
               "sessions, API keys, codes and rate limits are kept in memory (SVC_SESSION_DB is unset): everyone is signed out and every API key is gone when the server stops",
