@@ -360,7 +360,9 @@ describe.skipIf(postgres === undefined)("three servers behind nginx on one Postg
         SVC_HOST: "127.0.0.1",
         // Port 0: the main port and the side ports are free ones.
         SVC_PORT: "0",
-        // Every request reaches the servers from nginx's address.
+        // As deployed: the client address comes from nginx's X-Forwarded-For.
+        SVC_TRUST_PROXY: "loopback",
+        // The test's own hundreds of writes all come from one address.
         SVC_RATE_LIMIT: "off",
       });
       return { child, applicationName: `svc-cluster-${run}-${index}` };

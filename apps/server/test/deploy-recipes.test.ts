@@ -8,6 +8,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join, resolve } from "node:path";
+import { nginxConfig } from "@svc/tooling/nginx";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { ConfigError, parseConfig } from "../src/config.js";
@@ -330,7 +331,7 @@ describe("the nginx configuration", () => {
     const metrics = named(https?.block, "location").find((d) => d.args.join(" ") === "= /metrics");
     expect(metrics?.block).toEqual([{ name: "return", args: ["404"] }]);
     const known = new Set(
-      "map upstream server keepalive listen server_name location root return ssl_certificate ssl_certificate_key ssl_protocols add_header client_max_body_size proxy_pass proxy_http_version proxy_set_header proxy_read_timeout proxy_send_timeout".split(
+      "map upstream server keepalive keepalive_timeout listen server_name location root return ssl_certificate ssl_certificate_key ssl_protocols add_header client_max_body_size proxy_pass proxy_http_version proxy_set_header proxy_read_timeout proxy_send_timeout".split(
         " ",
       ),
     );
@@ -343,6 +344,58 @@ describe("the nginx configuration", () => {
     };
     walk(config, false);
     expect(unknown).toEqual([]);
+  });
+});
+
+describe("the nginx configuration for several servers", () => {
+  const config = parseNginx(readRecipe("nginx-scale-out.conf"));
+  const single = parseNginx(readRecipe("nginx.conf"));
+  // What cluster-nginx.test.ts runs nginx with, in front of three servers.
+  const tested = named(
+    parseNginx(nginxConfig({ dir: "/tmp", port: 8080, upstreams: ["127.0.0.1:1", "127.0.0.1:2"] })),
+    "http",
+  )[0]?.block;
+  const isHttps = (server: NginxDirective): boolean =>
+    named(server.block, "listen").some((listen) => listen.args.includes("ssl"));
+  const https = named(config, "server").find(isHttps);
+  const testedServer = named(tested, "server")[0];
+  const upstreamSettings = (block: readonly NginxDirective[] | undefined) =>
+    (named(block, "upstream")[0]?.block ?? []).filter((directive) => directive.name !== "server");
+  // The proxy settings and every location but the private /metrics.
+  const isProxying = (directive: NginxDirective): boolean =>
+    directive.name.startsWith("proxy_") ||
+    (directive.name === "location" && directive.args.join(" ") !== "= /metrics");
+  const proxying = (block: readonly NginxDirective[] | undefined) =>
+    (block ?? []).filter(isProxying);
+
+  it("balances over several servers and proxies exactly as the configuration the three-server test runs", () => {
+    expect(named(named(config, "upstream")[0]?.block, "server").length).toBeGreaterThan(1);
+    expect(named(config, "map")).toEqual(named(tested, "map"));
+    expect(upstreamSettings(config)).toEqual(upstreamSettings(tested));
+    expect(proxying(https?.block)).toEqual(proxying(testedServer?.block));
+    expect(proxying(https?.block).map((directive) => directive.args.join(" "))).toEqual(
+      expect.arrayContaining([
+        "Upgrade $http_upgrade",
+        "Connection $connection_upgrade",
+        "/",
+        "= /events",
+      ]),
+    );
+  });
+
+  it("keeps the single-host recipe's TLS, redirect, upload size and private /metrics", () => {
+    const rest = (block: readonly NginxDirective[] | undefined) =>
+      (block ?? []).filter((directive) => !isProxying(directive));
+    const singleHttps = named(single, "server").find(isHttps);
+    expect(rest(https?.block)).toEqual(rest(singleHttps?.block));
+    expect(named(config, "server").filter((server) => !isHttps(server))).toEqual(
+      named(single, "server").filter((server) => !isHttps(server)),
+    );
+    expect(upstreamSettings(config)).toEqual(
+      upstreamSettings(single).map((directive) =>
+        directive.name === "keepalive" ? { ...directive, args: ["32"] } : directive,
+      ),
+    );
   });
 });
 
