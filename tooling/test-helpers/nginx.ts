@@ -75,7 +75,7 @@ ${servers}
         listen 127.0.0.1:${port};
 ${options.exposeUpstream === true ? "        add_header X-Upstream-Addr $upstream_addr always;\n" : ""}
         proxy_http_version 1.1;
-        proxy_set_header Host $http_host;
+        proxy_set_header Host $host;
         proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
         proxy_set_header X-Forwarded-Proto $scheme;
         proxy_set_header Upgrade $http_upgrade;
