@@ -1,7 +1,7 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: ["src/index.ts", "src/testing.ts", "src/access-tests.ts"],
+  entry: ["src/index.ts", "src/testing.ts", "src/access-tests.ts", "src/analysis.ts"],
   format: ["esm"],
   dts: true,
   clean: true,

@@ -1,6 +1,9 @@
 import { PolicyError } from "@svc/policy-engine";
 import { ConfigError } from "../config.js";
 import type { CliIO } from "./cli-io.js";
+import { runPolicyCheck } from "./policy-check-command.js";
+import { runPolicyDiff } from "./policy-diff-command.js";
+import { runPolicyLint } from "./policy-lint-command.js";
 import { runPolicyTest } from "./policy-test-command.js";
 import { POLICY_USAGE, PolicyUsageError } from "./policy-usage.js";
 
@@ -12,6 +15,9 @@ type Command = (
 
 const COMMANDS: Readonly<Record<string, Command>> = {
   test: runPolicyTest,
+  diff: runPolicyDiff,
+  lint: runPolicyLint,
+  check: runPolicyCheck,
 };
 
 /** True for `svc policy <command>` handled here (everything but `explain`). */

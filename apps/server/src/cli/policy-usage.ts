@@ -14,18 +14,22 @@ Commands:
                               unpinned owners, rows that can move away, public reads
   check --claim "<Entity>.<action>: <expression>"
                               searches for a caller and row the rules admit that break
-                              the claim; exit 1 when one is found
+                              the claim (repeatable), running every candidate through
+                              the SQL too; exit 1 on a counterexample or disagreement
 
 Options:
   --manifest <path>           the manifest (default: $SVC_MANIFEST or svc.json)
   --file <path>               test: the access tests file (default: policies.test.json
                               beside the manifest)
-  --database-url <url>        test, check: also run the SQL on this Postgres database
+  --database-url <url>        test, check, lint --measure: also run the SQL on this Postgres database
                               (in a rolled-back transaction; SQLite always runs)
   --allow-widening            diff: exit 0 even when access widens
   --bound <n>                 diff, lint, check: candidates searched per entity and action
                               (default 20000)
   --fail-on <level>           lint: error, warning (default) or never
+  --measure                   lint: time each advised index on a seeded table
+                              (SQLite; Postgres too with --database-url)
+  --rows <n>                  lint --measure: rows seeded (default 20000)
   --json                      machine-readable output
 
 <old> and <new> are manifest paths or git:<ref>:<path> (e.g. git:origin/main:svc.json).

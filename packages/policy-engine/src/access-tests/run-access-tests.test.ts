@@ -1,7 +1,7 @@
 import { testDatabases } from "@svc/tooling/databases";
-import type { KyselyPlugin, RootOperationNode } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type OpenedDatabase, openAccessDatabase } from "../../test/access-databases.js";
+import { brokenCompiler } from "../../test/broken-compiler.js";
 import { fixtureManifest } from "../../test/fixture-manifest.js";
 import { compilePolicies } from "../compile-policies.js";
 import { PolicyError } from "../errors.js";
@@ -103,23 +103,6 @@ const EXPECT = [
   },
   { caller: "admin", row: "s", read: "allow", update: "allow", delete: "allow" },
 ];
-
-/** A compiler bug on purpose: every `=` the policies compile to becomes `<>`. */
-function flipEquals(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(flipEquals);
-  if (typeof node !== "object" || node === null) return node;
-  const fields = node as Record<string, unknown>;
-  const fragments = fields.sqlFragments;
-  if (fields.kind === "RawNode" && Array.isArray(fragments) && fragments.join("") === "=") {
-    return { ...fields, sqlFragments: ["<>"] };
-  }
-  return Object.fromEntries(Object.entries(fields).map(([key, value]) => [key, flipEquals(value)]));
-}
-
-const brokenCompiler: KyselyPlugin = {
-  transformQuery: (args) => flipEquals(args.node) as RootOperationNode,
-  transformResult: async (args) => args.result,
-};
 
 const suite = (expect: readonly unknown[] = EXPECT) => ({ ...BASE, expect });
 

@@ -30,6 +30,8 @@ export interface WriteCandidate {
 /** The scratch tables of one run: the manifest's entities, laid out as the store lays them out. */
 export interface ScratchTables {
   readonly database: AccessTestDatabase;
+  /** The transaction the tables live in (rolled back at the end): for seeding and timing queries. */
+  readonly db: Kysely<AnyTables>;
   /** Replaces every stored row with `tables` (entity name to rows, in API form, every field present). */
   load(tables: PolicyTables): Promise<void>;
   /** The ids of `entity`'s stored rows the read filter lets the caller see. */
@@ -186,6 +188,7 @@ function scratchTables(
   const column = (table: string, name: string): RawBuilder<unknown> => sql.id(table, name);
   return {
     database,
+    db,
     async load(tables) {
       for (const entity of entities) {
         await db.deleteFrom(entity).execute();

@@ -1,0 +1,147 @@
+import { type EntityDef, findEntity } from "@svc/schema";
+import type { CompiledPolicies, CompiledRule, Condition, Operand } from "../condition.js";
+
+/** An index a rule's SQL would use, missing from the manifest. */
+export interface IndexAdvice {
+  readonly code: "UNINDEXED_FILTER" | "UNINDEXED_LOOKUP";
+  readonly entity: string;
+  /** The rule that filters or looks up. */
+  readonly rule: CompiledRule;
+  /** The columns, in index order. */
+  readonly columns: readonly string[];
+  /** The entry to add to the entity's `indexes` in the manifest (the store creates it). */
+  readonly manifestIndex: {
+    readonly name: string;
+    readonly fields: readonly string[];
+    readonly unique: false;
+  };
+  /** The same index as SQL (the store names it `<Entity>_<index>`). */
+  readonly createIndex: string;
+}
+
+const SARGABLE = new Set(["==", "<", "<=", ">", ">="]);
+
+/** True when the entity has an index (or unique field, or the id) leading with one of `columns`. */
+function covered(entity: EntityDef, columns: readonly string[]): boolean {
+  if (columns.includes("id")) return true;
+  if (entity.fields.some((field) => field.unique && columns.includes(field.name))) return true;
+  return entity.indexes.some(
+    (index) => index.fields[0] !== undefined && columns.includes(index.fields[0]),
+  );
+}
+
+const isConstant = (operand: Operand): boolean =>
+  operand.kind === "literal" ||
+  operand.kind === "auth" ||
+  operand.kind === "role" ||
+  operand.kind === "entitlement";
+
+/** Columns of the rule's own row a read filters on (`"col" = ?`), outside negations. */
+function filterColumns(condition: Condition, out: Set<string>): void {
+  switch (condition.kind) {
+    case "and":
+    case "or":
+      for (const item of condition.items) filterColumns(item, out);
+      return;
+    case "compare": {
+      if (!SARGABLE.has(condition.op)) return;
+      const { left, right } = condition;
+      for (const [a, b] of [
+        [left, right],
+        [right, left],
+      ] as const) {
+        if (
+          a.kind === "field" &&
+          a.scope === "data" &&
+          isConstant(b) &&
+          !(b.kind === "literal" && b.value === null)
+        ) {
+          out.add(a.field.name);
+        }
+      }
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+function lookups(condition: Condition, out: (Condition & { kind: "exists" })[]): void {
+  switch (condition.kind) {
+    case "and":
+    case "or":
+      for (const item of condition.items) lookups(item, out);
+      return;
+    case "not":
+      lookups(condition.item, out);
+      return;
+    case "exists":
+      out.push(condition);
+      return;
+    default:
+      return;
+  }
+}
+
+function advice(
+  code: IndexAdvice["code"],
+  entity: EntityDef,
+  rule: CompiledRule,
+  columns: readonly string[],
+): IndexAdvice {
+  const name = `by_${columns.join("_")}`;
+  const quoted = columns.map((column) => `"${column}"`).join(", ");
+  return {
+    code,
+    entity: entity.name,
+    rule,
+    columns,
+    manifestIndex: { name, fields: columns, unique: false },
+    createIndex: `CREATE INDEX "${entity.name}_${name}" ON "${entity.name}" (${quoted});`,
+  };
+}
+
+/**
+ * The indexes the rules' SQL would want and the manifest lacks: a read
+ * rule's filter on its own row's column (`auth.userId == data.ownerId` is
+ * `"ownerId" = ?`), and every `exists(E where f == ... && g == ...)`
+ * lookup, which needs an index of E leading with one of its fields (the
+ * advice: one on all of them, in the order written). The record id and
+ * unique fields count as indexed. One piece of advice per entity and
+ * column set.
+ */
+export function adviseIndexes(compiled: CompiledPolicies): IndexAdvice[] {
+  const out: IndexAdvice[] = [];
+  const seen = new Set<string>();
+  const push = (item: IndexAdvice) => {
+    const key = `${item.entity}:${item.columns.join(",")}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    out.push(item);
+  };
+  for (const [entityName, actions] of compiled.rules) {
+    const entity = findEntity(compiled.manifest, entityName);
+    if (entity === undefined) continue;
+    for (const rule of actions.read) {
+      const columns = new Set<string>();
+      filterColumns(rule.condition, columns);
+      for (const column of columns) {
+        if (!covered(entity, [column])) push(advice("UNINDEXED_FILTER", entity, rule, [column]));
+      }
+    }
+    for (const rules of Object.values(actions)) {
+      for (const rule of rules) {
+        const found: (Condition & { kind: "exists" })[] = [];
+        lookups(rule.condition, found);
+        for (const lookup of found) {
+          const target = findEntity(compiled.manifest, lookup.entity);
+          const columns = lookup.conditions.map((item) => item.field.name);
+          if (target !== undefined && !covered(target, columns)) {
+            push(advice("UNINDEXED_LOOKUP", target, rule, columns));
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
