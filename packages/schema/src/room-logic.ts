@@ -34,7 +34,9 @@ export interface RoomHandle {
   send(connectionId: string, data: unknown): void;
   /**
    * A JSON value kept in memory for this instance (initially null),
-   * dropped when the last member leaves; not shared between servers.
+   * dropped when the last member leaves. With several servers the
+   * instance runs on one of them, so there is one `state`; it starts
+   * again from null if that server dies and the room moves.
    */
   state: unknown;
 }
