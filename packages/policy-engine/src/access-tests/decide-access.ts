@@ -58,13 +58,15 @@ function trace(
 ): RuleTrace {
   const outcome = evaluateRule(rule, input);
   const { start, end } = outcome.decidedBy.expr;
+  // The whole rule reads best as written (its span leaves out closing parentheses).
+  const whole = outcome.decidedBy === rule.condition;
   return {
     policy: rule.policy,
     action: rule.action,
     source: rule.source,
     value: outcome.value,
-    decidedBy: rule.source.slice(start, end),
-    column: start + 1,
+    decidedBy: whole ? rule.source.trim() : rule.source.slice(start, end),
+    column: whole ? 1 : start + 1,
   };
 }
 
