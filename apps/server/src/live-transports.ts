@@ -120,12 +120,28 @@ function pathIs(req: IncomingMessage, path: string): boolean {
   return url === path || url.startsWith(`${path}?`);
 }
 
-async function listen(server: Server, port: number, host: string | undefined, name: string) {
+/**
+ * Listens on `port` and answers the port bound. A port already in use (the
+ * usual cause: a second svc app on the default block 4321-4324) is a
+ * `ConfigError` naming `SVC_PORT`, with the next block of four to try.
+ * `name` says which of the server's ports it is ("the HTTP" for `SVC_PORT`
+ * itself, "the WebSocket (SVC_PORT + 1)", …).
+ */
+export async function listenOnPort(
+  server: Server,
+  port: number,
+  host: string | undefined,
+  name: string,
+  mainPort: number = port,
+): Promise<number> {
   await new Promise<void>((resolveListen, reject) => {
     server.once("error", (error: NodeJS.ErrnoException) =>
       reject(
         error.code === "EADDRINUSE"
-          ? new ConfigError("SVC_PORT", `${name} port ${port} is already in use`)
+          ? new ConfigError(
+              "SVC_PORT",
+              `${name} port ${port} is already in use (another svc app?); each server takes four ports, SVC_PORT to SVC_PORT + 3 (now ${mainPort}-${mainPort + 3}): stop the other one or choose another block, e.g. SVC_PORT=${mainPort + 4}`,
+            )
           : error,
       ),
     );
@@ -215,9 +231,9 @@ export async function startLiveTransports(options: LiveTransportOptions): Promis
   };
   try {
     const ports = {
-      ws: await listen(wsServer, wsPort, host, "the WebSocket (SVC_PORT + 1)"),
-      events: await listen(eventsServer, eventsPort, host, "the SSE (SVC_PORT + 2)"),
-      shards: await listen(shardServer, shardsPort, host, "the shards (SVC_PORT + 3)"),
+      ws: await listenOnPort(wsServer, wsPort, host, "the WebSocket (SVC_PORT + 1)", port),
+      events: await listenOnPort(eventsServer, eventsPort, host, "the SSE (SVC_PORT + 2)", port),
+      shards: await listenOnPort(shardServer, shardsPort, host, "the shards (SVC_PORT + 3)", port),
     };
     return { ports, events, close: closeAll };
   } catch (error) {

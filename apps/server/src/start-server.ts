@@ -1,6 +1,5 @@
 import { mkdir } from "node:fs/promises";
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { loadDocs } from "@svc/agent-docs";
 import { type Auth, type AuthDatabase, createAuth } from "@svc/auth-core";
@@ -48,7 +47,12 @@ import { answerClientError } from "./http/client-error.js";
 import { createServerMetrics } from "./http/metrics.js";
 import { liveClientIp, watchCallerChanges } from "./live-callers.js";
 import { liveQueryRunner } from "./live-queries.js";
-import { type LivePorts, liveAuthenticator, startLiveTransports } from "./live-transports.js";
+import {
+  type LivePorts,
+  listenOnPort,
+  liveAuthenticator,
+  startLiveTransports,
+} from "./live-transports.js";
 import { loadManifestFile } from "./manifest-file.js";
 import { defaultFilesDir, sqliteFiles } from "./storage-paths.js";
 import { studioMigrations } from "./studio/studio-session-table.js";
@@ -335,11 +339,7 @@ export async function startServer(
     // the app is attached synchronously after, before any request is read.
     const server = createServer();
     server.on("clientError", answerClientError);
-    await new Promise<void>((resolveListen, reject) => {
-      server.once("error", reject);
-      server.listen({ port: config.port, host: config.host }, resolveListen);
-    });
-    const boundPort = (server.address() as AddressInfo).port;
+    const boundPort = await listenOnPort(server, config.port, config.host, "the HTTP (SVC_PORT)");
     // The spec's order: admin token, `pk.` API key, JWT, `svc_` session.
     // With billing configured, every signed-in caller carries its
     // entitlements (cached per user); without it nothing is looked up.
