@@ -193,7 +193,7 @@ describe("defineApp", () => {
           version: "1",
           entities: [entity("E", { a: field.string().maxBytes(0) })],
         }),
-      "entities[0].fields[0].maxBytes: Too small: expected number to be >=1",
+      "entities[0].fields[0].maxBytes: `maxBytes`: must be at least 1",
     ],
     [
       "a field named id",
@@ -203,7 +203,7 @@ describe("defineApp", () => {
     [
       "a lower-case entity name",
       () => defineApp({ name: "t", version: "1", entities: [entity("todo", {})] }),
-      "entities[0].name: must start with an upper-case letter and hold only letters and digits",
+      "entities[0].name: the name must start with an upper-case letter and hold only letters and digits",
     ],
     [
       "duplicate enum values",

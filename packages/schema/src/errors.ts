@@ -17,6 +17,8 @@ export type SchemaErrorCode = keyof typeof schemaErrorCodes;
 /** One problem in a manifest, located by a path such as `entities[2].fields[0].type`. */
 export interface ManifestIssue {
   path: string;
+  /** The same place in the author's terms, e.g. `Todo.title` or `policy "owner"`. */
+  where?: string;
   message: string;
 }
 

@@ -113,9 +113,63 @@ describe("parseManifest", () => {
     );
   });
 
-  it("puts every issue in the error message", () => {
+  it("puts every issue in the error message, named as the author wrote it", () => {
     expect(() => parseManifest(withTodoField({ name: "x", type: "text" }))).toThrow(
-      /entities\[1\]\.fields\[6\]\.type/,
+      /Todo\.x: unknown type "text".*\(entities\[1\]\.fields\[6\]\.type\)/,
     );
+  });
+
+  it.each([
+    [
+      "a misspelt type",
+      { name: "title2", type: "strng" },
+      "Todo.title2",
+      'unknown type "strng"; did you mean "string"?',
+    ],
+    [
+      "a misspelt modifier",
+      { name: "note", type: "string", optinal: true },
+      "Todo.note",
+      'unknown property `optinal`; did you mean "optional"?',
+    ],
+    [
+      "a misspelt target",
+      { name: "list2", type: "id", target: "Lst" },
+      "Todo.list2",
+      'unknown target entity Lst; did you mean "List"?',
+    ],
+    ["a bad field name", { name: "Bad", type: "string" }, "Todo.Bad", "the name must start"],
+    ["a zero maxBytes", { name: "x", type: "string", maxBytes: 0 }, "Todo.x", "must be at least 1"],
+  ])(
+    "names the entity and field of %s, and suggests the nearest spelling",
+    (_label, field, where, message) => {
+      const issue = issuesOf(withTodoField(field))[0];
+      expect(issue?.where).toBe(where);
+      expect(issue?.message).toContain(message);
+    },
+  );
+
+  it("names indexes and policies, and suggests entity and field names", () => {
+    const copy = structuredClone(todoManifest) as Record<string, unknown> & typeof todoManifest;
+    copy.entities[1]?.indexes?.push({ name: "by_titel", fields: ["titel"], unique: false });
+    copy.policies.push({ name: "mine", entity: "Tood", allowRead: "true" } as never);
+    const issues = issuesOf(copy);
+    expect(issues).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          where: "Todo index by_titel",
+          message: 'Todo has no field titel; did you mean "title"?',
+        }),
+        expect.objectContaining({
+          where: 'policy "mine"',
+          message: 'unknown entity Tood; did you mean "Todo"?',
+        }),
+      ]),
+    );
+  });
+
+  it("suggests nothing for a name far from every candidate", () => {
+    const issue = issuesOf(withTodoField({ name: "x", type: "id", target: "Zzzzzz" }))[0];
+    expect(issue?.message).toBe("unknown target entity Zzzzzz");
   });
 });

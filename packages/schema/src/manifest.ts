@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { type ManifestIssue, SchemaError } from "./errors.js";
+import { SchemaError } from "./errors.js";
+import { describeIssues, didYouMean, formatIssues } from "./manifest-issues.js";
 
 // Identifier rules keep every name usable as a quoted SQL identifier on both
 // dialects (Postgres truncates identifiers past 63 bytes).
@@ -198,7 +199,10 @@ function checkOrgMembership(m: z.infer<typeof manifestObject>, ctx: z.Refinement
     ctx.addIssue({
       code: "custom",
       path: ["auth", "org", "entity"],
-      message: `auth.org names entity ${org.entity}, which the manifest does not declare`,
+      message: `auth.org names entity ${org.entity}, which the manifest does not declare${didYouMean(
+        org.entity,
+        m.entities.map((candidate) => candidate.name),
+      )}`,
     });
     return;
   }
@@ -211,7 +215,10 @@ function checkOrgMembership(m: z.infer<typeof manifestObject>, ctx: z.Refinement
       ctx.addIssue({
         code: "custom",
         path: ["auth", "org", key],
-        message: `${org.entity} has no string, id or enum field named ${org[key]}`,
+        message: `${org.entity} has no string, id or enum field named ${org[key]}${didYouMean(
+          org[key],
+          entity.fields.map((candidate) => candidate.name),
+        )}`,
       });
     }
   }
@@ -280,7 +287,7 @@ function checkReferences(m: z.infer<typeof manifestObject>, ctx: z.RefinementCtx
           ctx.addIssue({
             code: "custom",
             path: ["entities", e, "indexes", i, "fields", k],
-            message: `${entity.name} has no field ${name}`,
+            message: `${entity.name} has no field ${name}${didYouMean(name, fieldNames)}`,
           });
         }
       });
@@ -292,7 +299,7 @@ function checkReferences(m: z.infer<typeof manifestObject>, ctx: z.RefinementCtx
         ctx.addIssue({
           code: "custom",
           path: ["entities", e, "fields", f, "target"],
-          message: `unknown target entity ${field.target}`,
+          message: `unknown target entity ${field.target}${didYouMean(field.target, entityNames)}`,
         });
       }
     });
@@ -313,49 +320,13 @@ function checkReferences(m: z.infer<typeof manifestObject>, ctx: z.RefinementCtx
       ctx.addIssue({
         code: "custom",
         path: ["policies", p, "entity"],
-        message: `unknown entity ${policy.entity}`,
+        message: `unknown entity ${policy.entity}${didYouMean(policy.entity, entityNames)}`,
       });
     }
   });
 }
 
-const MODIFIER_HOME: Record<string, string> = {
-  owner: "string",
-  defaultNow: "datetime",
-  target: "id",
-  values: "enum",
-  maxBytes: "string or json",
-};
-
-/** Renders a zod path as `entities[2].fields[0].type`. */
-export function formatPath(path: readonly PropertyKey[]): string {
-  let out = "";
-  for (const part of path) {
-    if (typeof part === "number") out += `[${part}]`;
-    else out += out === "" ? String(part) : `.${String(part)}`;
-  }
-  return out || "(root)";
-}
-
-function toIssues(error: z.ZodError): ManifestIssue[] {
-  const issues: ManifestIssue[] = [];
-  for (const issue of error.issues) {
-    if (issue.code === "unrecognized_keys") {
-      for (const key of issue.keys) {
-        const home = MODIFIER_HOME[key];
-        issues.push({
-          path: formatPath([...issue.path, key]),
-          message: home
-            ? `\`${key}\` is allowed only on ${home} fields`
-            : `unknown property \`${key}\``,
-        });
-      }
-      continue;
-    }
-    issues.push({ path: formatPath(issue.path), message: issue.message });
-  }
-  return issues;
-}
+export { formatPath } from "./manifest-issues.js";
 
 /**
  * Validates a manifest (parsed JSON or DSL output) and fills in defaults.
@@ -368,12 +339,8 @@ function toIssues(error: z.ZodError): ManifestIssue[] {
 export function parseManifest(input: unknown): Manifest {
   const result = manifestSchema.safeParse(input);
   if (result.success) return result.data;
-  const issues = toIssues(result.error);
-  const lines = issues.map((issue) => `${issue.path}: ${issue.message}`);
-  throw new SchemaError("INVALID_MANIFEST", {
-    message: `Invalid manifest: ${lines.join("; ")}`,
-    issues,
-  });
+  const issues = describeIssues(input, result.error);
+  throw new SchemaError("INVALID_MANIFEST", { message: formatIssues(issues), issues });
 }
 
 /** Finds an entity by name, or undefined. */
