@@ -145,6 +145,16 @@ async function stopChild(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
+/** Throws a line saying how to install nginx when `NGINX_PATH` is missing. */
+export function requireNginx(): void {
+  if (existsSync(NGINX_PATH)) return;
+  throw new Error(
+    `nginx is not installed at ${NGINX_PATH}: install Debian's nginx ` +
+      "(DEBIAN_FRONTEND=noninteractive apt-get install -y nginx, as .ci/run does) " +
+      "or set SVC_TEST_NGINX to its path",
+  );
+}
+
 /**
  * Starts nginx in front of `options.upstreams` on a free loopback port, as
  * a child process (`nginx -p <dir> -c <dir>/nginx.conf`), and resolves once
@@ -156,13 +166,7 @@ async function stopChild(child: ChildProcess): Promise<void> {
 export async function startNginx(
   options: NginxOptions & { readonly timeoutMs?: number },
 ): Promise<RunningNginx> {
-  if (!existsSync(NGINX_PATH)) {
-    throw new Error(
-      `nginx is not installed at ${NGINX_PATH}: install Debian's nginx ` +
-        "(DEBIAN_FRONTEND=noninteractive apt-get install -y nginx, as .ci/run does) " +
-        "or set SVC_TEST_NGINX to its path",
-    );
-  }
+  requireNginx();
   const dir = mkdtempSync(join(tmpdir(), "svc-nginx-"));
   const config = join(dir, "nginx.conf");
   const errorLogPath = join(dir, "error.log");

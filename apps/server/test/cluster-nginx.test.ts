@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ChangeFrame, ServerFrame } from "@svc/sync";
 import { testDatabases } from "@svc/tooling/databases";
-import { type RunningNginx, startNginx } from "@svc/tooling/nginx";
+import { type RunningNginx, requireNginx, startNginx } from "@svc/tooling/nginx";
 import pg from "pg";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from "vitest";
 import { WebSocket } from "ws";
@@ -341,6 +341,8 @@ describe.skipIf(postgres === undefined)("three servers behind nginx on one Postg
 
   beforeAll(async () => {
     if (postgres === undefined) return;
+    // Missing nginx fails the suite at once (CI installs it), before any server starts.
+    requireNginx();
     const db = await createTestDatabase(postgres);
     cleanups.push(() => db[Symbol.asyncDispose]());
     const dir = tempDir();
