@@ -480,5 +480,37 @@ describe.skipIf(postgres === undefined)(
         "bob",
       ]);
     });
+
+    it("lets a member's server shut down: its members leave at once", async () => {
+      const a = await startNode();
+      const b = await startNode();
+      const alice = await a.join("/shard/chat/bye", "alice");
+      await welcome(alice);
+      const bob = await b.join("/shard/chat/bye", "bob");
+      const bobId = (await welcome(bob)).self.connectionId;
+      await nextOf(alice, "join");
+      await b.stop();
+      expect(await nextOf(alice, "leave")).toEqual({ type: "leave", connectionId: bobId });
+    });
+
+    it("sends a broadcast to many members on another server as one message", async () => {
+      const a = await startNode();
+      const b = await startNode();
+      const alice = await a.join("/shard/chat/many", "alice");
+      await welcome(alice);
+      const others: ShardClient[] = [];
+      for (const user of ["bob", "carol", "dave", "bob", "carol"]) {
+        const client = await b.join("/shard/chat/many", user);
+        await welcome(client);
+        others.push(client);
+      }
+      await until(() => a.hub.members("chat", "many") === 6);
+      for (let joins = 0; joins < 5; joins++) await nextOf(alice, "join");
+      const before = a.cluster.stats().messagesSent;
+      alice.send({ type: "message", data: "to all" });
+      for (const client of others)
+        expect(await nextOf(client, "message")).toMatchObject({ data: "to all" });
+      expect(a.cluster.stats().messagesSent - before).toBe(1);
+    });
   },
 );

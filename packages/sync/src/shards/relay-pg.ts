@@ -174,10 +174,10 @@ export function createShardCluster(options: ShardClusterOptions): ShardCluster {
   let attempt = 0;
   let cancelReconnect: (() => void) | undefined;
   let waiters: { resolve(): void; reject(error: unknown): void }[] = [];
-  // Outgoing: serialized messages per receiver, and what is in flight.
-  let outbox = new Map<number, string[]>();
+  // Outgoing: serialized messages per receiver, gathered for the flush
+  // queued last (undefined: none is open), and their bytes until sent.
+  let outbox: Map<number, string[]> | undefined;
   let pendingBytes = 0;
-  let flushQueued = false;
   // The statements of the session, one after another.
   let tail: Promise<unknown> = Promise.resolve();
   const seqs = new Map<number, number>();
@@ -251,11 +251,8 @@ export function createShardCluster(options: ShardClusterOptions): ShardCluster {
     return run;
   };
 
-  /** Sends everything queued in one statement (the batches built when it runs). */
-  const flush = async (current: Session): Promise<void> => {
-    flushQueued = false;
-    const batches = outbox;
-    outbox = new Map();
+  /** Sends one gathered outbox in one statement. */
+  const flush = async (current: Session, batches: Map<number, string[]>): Promise<void> => {
     const channels: string[] = [];
     const payloads: string[] = [];
     let bytes = 0;
@@ -301,20 +298,27 @@ export function createShardCluster(options: ShardClusterOptions): ShardCluster {
   };
 
   /**
-   * Queues one flush behind the statements asked for before: messages
-   * sent until it runs go with it (so they gather while Postgres is busy).
+   * The outbox of the flush queued last: messages sent until it runs go
+   * with it (so they gather while Postgres is busy), unless a statement
+   * was queued after it (see `query`).
    */
-  const scheduleFlush = (current: Session): void => {
-    if (flushQueued) return;
-    flushQueued = true;
-    void enqueue(current, () => flush(current)).catch(() => undefined);
+  const openOutbox = (current: Session): Map<number, string[]> => {
+    if (outbox !== undefined) return outbox;
+    const batches = new Map<number, string[]>();
+    outbox = batches;
+    void enqueue(current, () => {
+      if (outbox === batches) outbox = undefined;
+      return flush(current, batches);
+    }).catch(() => undefined);
+    return batches;
   };
 
-  /** A statement after every message queued before it. */
+  /** A statement after every message sent before it, and before every one sent after. */
   const query = async <T>(sql: string, params: unknown[]): Promise<T[]> => {
     const current = session;
     if (current === undefined) throw new ShardClusterError("RELAY_UNAVAILABLE");
-    if (outbox.size > 0) scheduleFlush(current);
+    // The flush queued so far is closed: later messages go to a flush after this statement.
+    outbox = undefined;
     const result = await enqueue(current, () => current.client.query(sql, params));
     return result.rows as T[];
   };
@@ -327,9 +331,8 @@ export function createShardCluster(options: ShardClusterOptions): ShardCluster {
     if (session?.client !== client) return;
     previous = { node: session.node, pid: session.pid };
     session = undefined;
-    outbox = new Map();
+    outbox = undefined;
     pendingBytes = 0;
-    flushQueued = false;
     seqs.clear();
     reassembler = createReassembler(maxBatch);
     end(client);
@@ -509,13 +512,13 @@ export function createShardCluster(options: ShardClusterOptions): ShardCluster {
         return;
       }
       counters.messagesSent += 1;
-      let queue = outbox.get(node);
+      const batches = openOutbox(current);
+      let queue = batches.get(node);
       if (queue === undefined) {
         queue = [];
-        outbox.set(node, queue);
+        batches.set(node, queue);
       }
       queue.push(text);
-      scheduleFlush(current);
     },
     listen(next) {
       handlers = next;
@@ -532,7 +535,6 @@ export function createShardCluster(options: ShardClusterOptions): ShardCluster {
       const current = session;
       if (current === undefined) return;
       // What the hub sent last (leaves, rooms handed over) goes out first.
-      if (outbox.size > 0) scheduleFlush(current);
       await tail;
       session = undefined;
       current.client.removeAllListeners("end");
