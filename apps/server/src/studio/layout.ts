@@ -61,6 +61,7 @@ export function pagerLinks(input: {
 const NAV: readonly (readonly [label: string, segments: readonly string[]])[] = [
   ["Entities", []],
   ["Functions", ["functions"]],
+  ["Policies", ["policies"]],
   ["Users", ["users"]],
   ["Sessions", ["sessions"]],
   ["API keys", ["api-keys"]],

@@ -5,6 +5,11 @@ import type { z } from "zod";
 import { formatExplanation } from "../cli/format-explanation.js";
 import { html, type SafeHTML } from "./html.js";
 import { errorBox, renderPage, studioURL } from "./layout.js";
+import {
+  createPolicyAnalyses,
+  renderAccessMatrix,
+  renderLintFindings,
+} from "./policy-analysis-views.js";
 import { StudioError } from "./studio-errors.js";
 import { queryParam, sendPage, sessionOf } from "./studio-http.js";
 import type { StudioOptions } from "./studio-options.js";
@@ -43,8 +48,11 @@ function renderPolicySource(policies: readonly PolicyDef[]): SafeHTML {
 }
 
 /**
- * The policies page of one entity: its policies as written, then, for a
- * caller given as JSON (default: anonymous), each action explained as
+ * The policies pages: `/studio/policies` lists the lint findings of the
+ * whole manifest; the page of one entity shows its policies as written,
+ * its access matrix (kinds of caller × actions, with the deciding rule),
+ * its lint findings, then, for a caller given as JSON (default:
+ * anonymous), each action explained as
  * `svc policy explain` prints it, with a read's compiled SQL for SQLite and
  * for Postgres.
  */
@@ -55,6 +63,22 @@ export function registerPolicyPages(
 ): void {
   const { manifest } = options.store;
   const compiled = compilePolicies(manifest);
+  const analyses = createPolicyAnalyses(compiled);
+
+  router.get("/studio/policies", ...signedIn, (_req, res) => {
+    sendPage(
+      res,
+      200,
+      renderPage({
+        title: "Policies",
+        csrfToken: sessionOf(res).csrfToken,
+        body: html`<p>${manifest.entities.map((entity, i) => html`${i > 0 && " · "}<a href="${studioURL(["policies", entity.name])}">${entity.name}</a>`)}</p>
+          <h2>Lint</h2>
+          ${renderLintFindings(analyses.findings, true)}
+          <p><small>The same findings as <code>svc policy lint</code>; the server prints the errors and warnings at boot in dev mode.</small></p>`,
+      }),
+    );
+  });
 
   router.get("/studio/policies/:entity", ...signedIn, (req, res) => {
     const entity = findEntity(manifest, String(req.params.entity));
@@ -88,6 +112,13 @@ export function registerPolicyPages(
         csrfToken: sessionOf(res).csrfToken,
         body: html`<p><a href="${studioURL(["entities", entity.name])}">Rows of ${entity.name}</a></p>
           ${renderPolicySource(manifest.policies.filter((policy) => policy.entity === entity.name))}
+          <h2>Access matrix</h2>
+          ${renderAccessMatrix(analyses.matrix(entity.name))}
+          <h2>Lint</h2>
+          ${renderLintFindings(
+            analyses.findings.filter((finding) => finding.entity === entity.name),
+            false,
+          )}
           <h2>Explained</h2>
           <form class="filter" method="get" action="${studioURL(["policies", entity.name])}">
             <label>Caller (JSON) <input type="text" name="caller" size="50" value="${callerText ?? ""}" placeholder='{"userId":"u1","roles":["admin"]}'></label>

@@ -31,6 +31,10 @@ textarea { width: 100%; min-height: 8rem; font-family: ui-monospace, monospace; 
 pre { background: #8881; padding: .75rem; overflow: auto; white-space: pre-wrap; }
 .pager { display: flex; gap: 1rem; margin: .5rem 0; }
 .danger { color: var(--bad); }
+table.matrix td small, table.matrix td strong { display: block; }
+.verdict-allow strong, .level-info { color: var(--good); }
+.verdict-deny strong, .level-error { color: var(--bad); }
+.verdict-some strong, .level-warning { color: #b45309; }
 `;
 
 /** Progressive enhancement only: a confirmation before destructive forms. Every page works without it. */
