@@ -117,7 +117,6 @@ const globalTimers: ShardTimers = {
 };
 
 /** `<path>/<kind>[/<key>]` to the room it names, or null. */
-
 function roomOf(path: string, prefix: string): { name: string; key: string | null } | null {
   if (!path.startsWith(`${prefix}/`)) return null;
   const [name, key, ...rest] = path.slice(prefix.length + 1).split("/");
@@ -147,7 +146,8 @@ function roomOf(path: string, prefix: string): { name: string; key: string | nul
  * - A member whose outgoing buffer passes `maxQueue` is closed with 1013.
  *
  * Upgrades for other paths are refused with 404, unless `shared` leaves
- * them to the server's other transports.
+ * them to the server's other transports. With `cluster`, rooms are shared
+ * by every server on one Postgres database (see `createShardCluster`).
  *
  * @example
  * const shards = attachShards(shardServer, {
