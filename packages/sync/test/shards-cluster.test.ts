@@ -10,6 +10,7 @@ import {
   attachShards,
   createShardCluster,
   type ShardCluster,
+  type ShardClusterOptions,
   type ShardHub,
   type ShardOptions,
   type ShardServerFrame,
@@ -128,12 +129,17 @@ describe.skipIf(postgres === undefined)(
       return rows[0].pid;
     }
 
-    async function startNode(options: Partial<ShardOptions> = {}): Promise<Node> {
-      const errors: unknown[] = [];
+    async function startNode(
+      options: Partial<ShardOptions> = {},
+      clusterOptions: Partial<ShardClusterOptions> = {},
+    ): Promise<Node> {
       const cluster = createShardCluster({
         connectionString: target.url,
         checkMs: CHECK_MS,
-        onError: (error) => errors.push(error),
+        retry: { initialDelayMs: 10, maxDelayMs: 50 },
+        // Losses are what some tests cause; a failing test shows its frames instead.
+        onError: () => undefined,
+        ...clusterOptions,
       });
       await cluster.ready();
       const server: Server = createServer();
@@ -511,6 +517,30 @@ describe.skipIf(postgres === undefined)(
       for (const client of others)
         expect(await nextOf(client, "message")).toMatchObject({ data: "to all" });
       expect(a.cluster.stats().messagesSent - before).toBe(1);
+    });
+
+    it("closes a member on another server that a frame would put over its queue bound", async () => {
+      // The home applies the member's bound before the frame crosses (its own server would close it too).
+      const a = await startNode({ maxQueue: 4096 });
+      const b = await startNode({ maxQueue: 4096 });
+      const alice = await a.join("/shard/chat/q", "alice");
+      await welcome(alice);
+      const bob = await b.join("/shard/chat/q", "bob");
+      await welcome(bob);
+      alice.send({ type: "message", data: "x".repeat(8192) });
+      expect(await bob.closed).toEqual({ code: 1013, reason: "too far behind; reconnect" });
+    });
+
+    it("resets a relay whose messages pile up past maxPendingBytes, closing its members", async () => {
+      const a = await startNode();
+      const b = await startNode({}, { maxPendingBytes: 4096 });
+      const alice = await a.join("/shard/chat/p", "alice");
+      await welcome(alice);
+      const bob = await b.join("/shard/chat/p", "bob");
+      await welcome(bob);
+      bob.send({ type: "message", data: "y".repeat(8192) });
+      expect(await bob.closed).toEqual({ code: 1013, reason: "room relay lost; reconnect" });
+      await until(() => a.hub.members("chat", "p") === 1);
     });
   },
 );
