@@ -36,34 +36,66 @@ const isConstant = (operand: Operand): boolean =>
   operand.kind === "role" ||
   operand.kind === "entitlement";
 
-/** Columns of the rule's own row a read filters on (`"col" = ?`), outside negations. */
-function filterColumns(condition: Condition, out: Set<string>): void {
+/** A column a read filters on: compared with a constant, by equality or by order. */
+interface FilterColumn {
+  readonly name: string;
+  readonly equality: boolean;
+  readonly bool: boolean;
+}
+
+function filterColumn(condition: Condition & { kind: "compare" }): FilterColumn | undefined {
+  if (!SARGABLE.has(condition.op)) return undefined;
+  for (const [a, b] of [
+    [condition.left, condition.right],
+    [condition.right, condition.left],
+  ] as const) {
+    if (
+      a.kind === "field" &&
+      a.scope === "data" &&
+      isConstant(b) &&
+      !(b.kind === "literal" && b.value === null)
+    ) {
+      return { name: a.field.name, equality: condition.op === "==", bool: a.field.type === "bool" };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The column groups a read filters on, outside negations: the columns
+ * compared in one conjunction form one group (one composite index serves
+ * them), each disjunct its own.
+ */
+function filterGroups(condition: Condition): FilterColumn[][] {
   switch (condition.kind) {
-    case "and":
-    case "or":
-      for (const item of condition.items) filterColumns(item, out);
-      return;
     case "compare": {
-      if (!SARGABLE.has(condition.op)) return;
-      const { left, right } = condition;
-      for (const [a, b] of [
-        [left, right],
-        [right, left],
-      ] as const) {
-        if (
-          a.kind === "field" &&
-          a.scope === "data" &&
-          isConstant(b) &&
-          !(b.kind === "literal" && b.value === null)
-        ) {
-          out.add(a.field.name);
-        }
+      const column = filterColumn(condition);
+      return column === undefined ? [] : [[column]];
+    }
+    case "or":
+      return condition.items.flatMap(filterGroups);
+    case "and": {
+      const direct: FilterColumn[] = [];
+      const nested: FilterColumn[][] = [];
+      for (const item of condition.items) {
+        if (item.kind === "compare") {
+          const column = filterColumn(item);
+          if (column !== undefined) direct.push(column);
+        } else nested.push(...filterGroups(item));
       }
-      return;
+      return direct.length > 0 ? [direct, ...nested] : nested;
     }
     default:
-      return;
+      return [];
   }
+}
+
+/** Index order: equalities on selective columns, then booleans, then orderings; a group of booleans alone needs none. */
+function indexColumns(group: readonly FilterColumn[]): string[] {
+  if (group.every((column) => column.bool)) return [];
+  const rank = (column: FilterColumn) => (!column.equality ? 2 : column.bool ? 1 : 0);
+  const sorted = [...group].sort((a, b) => rank(a) - rank(b));
+  return [...new Set(sorted.map((column) => column.name))];
 }
 
 function lookups(condition: Condition, out: (Condition & { kind: "exists" })[]): void {
@@ -103,8 +135,10 @@ function advice(
 
 /**
  * The indexes the rules' SQL would want and the manifest lacks: a read
- * rule's filter on its own row's column (`auth.userId == data.ownerId` is
- * `"ownerId" = ?`), and every `exists(E where f == ... && g == ...)`
+ * rule's filter on its own row's columns (`auth.userId == data.ownerId` is
+ * `"ownerId" = ?`; the columns of one conjunction, such as `data.status ==
+ * 'published' && data.public`, want one composite index, equalities first,
+ * booleans after, orderings last; booleans alone want none), and every `exists(E where f == ... && g == ...)`
  * lookup, which needs an index of E leading with one of its fields (the
  * advice: one on all of them, in the order written). The record id and
  * unique fields count as indexed. One piece of advice per entity and
@@ -123,10 +157,11 @@ export function adviseIndexes(compiled: CompiledPolicies): IndexAdvice[] {
     const entity = findEntity(compiled.manifest, entityName);
     if (entity === undefined) continue;
     for (const rule of actions.read) {
-      const columns = new Set<string>();
-      filterColumns(rule.condition, columns);
-      for (const column of columns) {
-        if (!covered(entity, [column])) push(advice("UNINDEXED_FILTER", entity, rule, [column]));
+      for (const group of filterGroups(rule.condition)) {
+        const columns = indexColumns(group);
+        if (columns.length > 0 && !covered(entity, columns)) {
+          push(advice("UNINDEXED_FILTER", entity, rule, columns));
+        }
       }
     }
     for (const rules of Object.values(actions)) {

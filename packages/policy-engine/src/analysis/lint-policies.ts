@@ -329,7 +329,7 @@ export function lintPolicies(compiled: CompiledPolicies, options: LintOptions = 
       field: advice.columns.join(", "),
       message: lookup
         ? `${where(advice.rule)} looks up ${advice.entity} by ${advice.columns.join(", ")} with no index: every check scans the table. Add the index.`
-        : `${where(advice.rule)} filters ${advice.entity} on ${advice.columns[0]} with no index: every read scans the table. Add the index.`,
+        : `${where(advice.rule)} filters ${advice.entity} on ${advice.columns.join(", ")} with no index: every read scans the table. Add the index.`,
       index: { manifest: advice.manifestIndex, sql: advice.createIndex },
     });
   }
