@@ -85,6 +85,17 @@ export {
   whereMatcher,
 } from "./session.js";
 export {
+  DEFAULT_SHARD_CHECK_MS,
+  DEFAULT_SHARD_MAX_PENDING_BYTES,
+  type RelayHandlers,
+  type ShardCluster,
+  ShardClusterError,
+  type ShardClusterErrorCode,
+  type ShardClusterOptions,
+  type ShardClusterStats,
+  shardClusterErrorCodes,
+} from "./shards/cluster-api.js";
+export {
   MAX_SHARD_DATA_BYTES,
   MAX_SHARD_DATA_DEPTH,
   MAX_SHARD_FRAME_BYTES,
@@ -111,18 +122,7 @@ export {
   type ShardHub,
   type ShardOptions,
 } from "./shards/hub.js";
-export {
-  createShardCluster,
-  DEFAULT_SHARD_CHECK_MS,
-  DEFAULT_SHARD_MAX_PENDING_BYTES,
-  type RelayHandlers,
-  type ShardCluster,
-  ShardClusterError,
-  type ShardClusterErrorCode,
-  type ShardClusterOptions,
-  type ShardClusterStats,
-  shardClusterErrorCodes,
-} from "./shards/relay-pg.js";
+export { createShardCluster } from "./shards/relay-pg.js";
 export {
   DEFAULT_MAX_RELAY_BATCH_BYTES,
   type RelayMessage,

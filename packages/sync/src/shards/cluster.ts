@@ -1,12 +1,27 @@
 import type { RoomDef } from "@svc/schema";
-import { isWireError } from "@svc/schema";
 import { WS_CLOSE_CODES } from "../ws-frames.js";
+import type { ShardCluster } from "./cluster-api.js";
+import {
+  applyRemote,
+  dropRemote,
+  type HomeContext,
+  type Hosted,
+  type RoomRef,
+} from "./cluster-home.js";
 import { createClusterOutbox } from "./cluster-outbox.js";
+import {
+  departed,
+  forward,
+  type LocalEntry,
+  type Op,
+  outcomeOf,
+  trackView,
+  type Visit,
+} from "./cluster-visit.js";
 import type { ShardServerFrame } from "./frames.js";
 import { closeRefused, logicErrorFrame, shardErrorFrame } from "./member.js";
-import type { ShardCluster } from "./relay-pg.js";
 import type { RelayMessage } from "./relay-wire.js";
-import type { JoinOutcome, RoomInstance, RoomSeat } from "./room.js";
+import type { JoinOutcome, RoomSeat } from "./room.js";
 import { type InstanceFactory, type RoomDirectory, type RoomPort, roomId } from "./rooms.js";
 
 // Rooms across servers. Each room instance runs on exactly one server, its
@@ -24,7 +39,6 @@ import { type InstanceFactory, type RoomDirectory, type RoomPort, roomId } from 
 // starts again there: state null, ticks from 1, `onJoin` for each member,
 // and each member gets a new `welcome`.
 
-type RoomRef = { readonly n: string; readonly k: string | null };
 type Placement = "here" | number | "unavailable";
 
 /** Messages one room's members may have waiting while its home is being found. */
@@ -41,59 +55,11 @@ export interface ClusterRoomsOptions {
   readonly onError: (error: unknown) => void;
 }
 
-/** A member of a room this server runs, connected to another server. */
-interface RemoteSeat extends RoomSeat {
-  readonly node: number;
-  gone: boolean;
-}
-
-/** A room this server runs. */
-interface Hosted {
-  readonly ref: RoomRef;
-  readonly instance: RoomInstance;
-  readonly remote: Map<string, RemoteSeat>;
-}
-
-/** A member connected to this server, wherever its room runs. */
-interface LocalEntry {
-  readonly seat: RoomSeat;
-  readonly stillOpen: () => boolean;
-  /** Joined once: a later join is a rejoin (the room moved). */
-  joined: boolean;
-  settle: (outcome: JoinOutcome) => void;
-}
-
-/** What this server's members asked of their room, while its home was unknown. */
-type Op =
-  | { readonly t: "join"; readonly entry: LocalEntry }
-  | { readonly t: "leave"; readonly c: string }
-  | { readonly t: "presence"; readonly c: string; readonly d: unknown }
-  | { readonly t: "message"; readonly c: string; readonly d: unknown; readonly to?: string };
-
-/** A room with members here whose home is another server (or not known yet: `home` null). */
-interface Visit {
-  readonly kind: RoomDef;
-  readonly ref: RoomRef;
-  home: number | null;
-  /** Members the home told of, and their servers: who left with a dead home. */
-  view: Map<string, number>;
-  queue: Op[];
-}
-
 const every = (run: () => void, ms: number): (() => void) => {
   const timer = setInterval(run, ms);
   timer.unref();
   return () => clearInterval(timer);
 };
-
-function outcomeOf(why: Extract<RelayMessage, { t: "refused" }>["why"]): JoinOutcome {
-  if (why === "full") return { full: true };
-  if (why === "unavailable") return { unavailable: true };
-  if (why === "failed") {
-    return { error: new Error("room logic failed on the room's home server (see its log)") };
-  }
-  return { error: Object.assign(new Error(why.message), { ...why, expose: true as const }) };
-}
 
 /**
  * The room directory of a hub whose rooms are shared by every server on
@@ -102,13 +68,19 @@ function outcomeOf(why: Extract<RelayMessage, { t: "refused" }>["why"]): JoinOut
 export function createClusterRooms(options: ClusterRoomsOptions): RoomDirectory {
   const { relay, kinds, make, onError } = options;
   const outbox = createClusterOutbox(relay);
+  const home: HomeContext = {
+    outbox,
+    maxQueue: options.maxQueue,
+    self: () => relay.node ?? 0,
+    frameSizes: new WeakMap(),
+    onError,
+  };
   const hosted = new Map<string, Hosted>();
   const visits = new Map<string, Visit>();
   const locals = new Map<string, Map<string, LocalEntry>>();
   const placing = new Map<string, Promise<Placement>>();
   // Messages from other servers for a room whose placement is running here.
   const waiting = new Map<string, [number, RelayMessage][]>();
-  const frameSizes = new WeakMap<object, number>();
   let closing = false;
 
   const refOf = (kind: RoomDef, key: string | null): RoomRef => ({ n: kind.name, k: key });
@@ -178,108 +150,12 @@ export function createClusterRooms(options: ClusterRoomsOptions): RoomDirectory 
     return found;
   };
 
-  const nodeOf = (room: Hosted, connectionId: string): number =>
-    room.remote.get(connectionId)?.node ?? relay.node ?? 0;
-
-  const remoteSeat = (
-    room: Hosted,
-    node: number,
-    join: Extract<RelayMessage, { t: "join" }>,
-  ): RemoteSeat => {
-    const seat: RemoteSeat = {
-      connectionId: join.c,
-      userId: join.u,
-      auth: join.a,
-      presence: join.p ?? null,
-      node,
-      gone: false,
-      send(frame) {
-        if (seat.gone) return;
-        let size = frameSizes.get(frame);
-        if (size === undefined) {
-          size = JSON.stringify(frame).length;
-          frameSizes.set(frame, size);
-        }
-        // Its own server would close it for this frame anyway (1013).
-        if (size > options.maxQueue) {
-          seat.close(WS_CLOSE_CODES.TRY_AGAIN_LATER, "too far behind; reconnect");
-          return;
-        }
-        const nodes =
-          frame.type === "welcome"
-            ? () => frame.members.map((member) => nodeOf(room, member.connectionId))
-            : frame.type === "join"
-              ? () => [nodeOf(room, frame.member.connectionId)]
-              : undefined;
-        outbox.deliver(node, room.ref, join.c, frame, nodes);
-      },
-      close(code, reason) {
-        if (seat.gone) return;
-        outbox.send(node, { t: "close", r: room.ref, c: join.c, code, reason });
-      },
-    };
-    return seat;
-  };
-
-  /** What another server's member asks of a room this server runs. */
-  const applyRemote = (room: Hosted, from: number, message: RelayMessage): void => {
-    if (message.t === "join") {
-      const previous = room.remote.get(message.c);
-      if (previous !== undefined) {
-        // The same connection joining again (its server lost track): it replaces itself.
-        previous.gone = true;
-        room.remote.delete(message.c);
-        room.instance.leave(message.c);
-      }
-      const seat = remoteSeat(room, from, message);
-      room.remote.set(message.c, seat);
-      void room.instance
-        .join(seat, () => !seat.gone)
-        .then((outcome) => {
-          if ("joined" in outcome) {
-            if (!seat.gone) outbox.send(from, { t: "joined", r: room.ref, c: message.c });
-            return;
-          }
-          if (room.remote.get(message.c) === seat) room.remote.delete(message.c);
-          let why: Extract<RelayMessage, { t: "refused" }>["why"];
-          if ("full" in outcome) why = "full";
-          else if ("unavailable" in outcome) why = "unavailable";
-          else if (isWireError(outcome.error)) {
-            const { code, message: text, status } = outcome.error;
-            why = { code, message: text, status };
-          } else {
-            onError(outcome.error);
-            why = "failed";
-          }
-          outbox.send(from, { t: "refused", r: room.ref, c: message.c, why });
-        });
-      return;
-    }
-    if (message.t !== "leave" && message.t !== "presence" && message.t !== "message") return;
-    const seat = room.remote.get(message.c);
-    if (seat === undefined || seat.node !== from) return;
-    if (message.t === "leave") {
-      seat.gone = true;
-      room.remote.delete(message.c);
-      room.instance.leave(message.c);
-    } else if (message.t === "presence") {
-      room.instance.presence(message.c, message.d ?? null);
-    } else {
-      room.instance.message(message.c, message.d ?? null, message.to).then(
-        (delivered) => {
-          if (!delivered) seat.send(shardErrorFrame("MEMBER_NOT_FOUND"));
-        },
-        (error: unknown) => seat.send(logicErrorFrame(error, onError)),
-      );
-    }
-  };
-
   /** A message for the home of `message.r`: applied here, or answered with `moved`. */
   const atHome = (from: number, message: RelayMessage): void => {
     const id = idOf(message.r);
     const room = hosted.get(id);
     if (room !== undefined && !closing) {
-      applyRemote(room, from, message);
+      applyRemote(home, room, from, message);
       return;
     }
     const queued = waiting.get(id);
@@ -302,7 +178,7 @@ export function createClusterRooms(options: ClusterRoomsOptions): RoomDirectory 
       const here = placement === "here" ? hosted.get(id) : undefined;
       const answered = new Set<number>();
       for (const [sender, queuedMessage] of pending) {
-        if (here !== undefined) applyRemote(here, sender, queuedMessage);
+        if (here !== undefined) applyRemote(home, here, sender, queuedMessage);
         else if (!answered.has(sender)) {
           answered.add(sender);
           outbox.send(sender, { t: "moved", r: message.r });
@@ -358,39 +234,6 @@ export function createClusterRooms(options: ClusterRoomsOptions): RoomDirectory 
     }
   };
 
-  /** Sends a member's request to its room's home on another server. */
-  const forward = (node: number, ref: RoomRef, op: Op): void => {
-    switch (op.t) {
-      case "join": {
-        const { seat } = op.entry;
-        outbox.send(node, {
-          t: "join",
-          r: ref,
-          c: seat.connectionId,
-          u: seat.userId,
-          a: seat.auth,
-          p: seat.presence,
-        });
-        return;
-      }
-      case "leave":
-        outbox.send(node, { t: "leave", r: ref, c: op.c });
-        return;
-      case "presence":
-        outbox.send(node, { t: "presence", r: ref, c: op.c, d: op.d });
-        return;
-      case "message":
-        outbox.send(node, {
-          t: "message",
-          r: ref,
-          c: op.c,
-          d: op.d,
-          ...(op.to !== undefined && { to: op.to }),
-        });
-        return;
-    }
-  };
-
   /** Ends this server's members of a room that cannot be reached. */
   const abandon = (id: string): void => {
     const members = locals.get(id);
@@ -425,7 +268,7 @@ export function createClusterRooms(options: ClusterRoomsOptions): RoomDirectory 
         return;
       }
       visit.home = placement;
-      for (const op of queue) forward(placement, visit.ref, op);
+      for (const op of queue) forward(outbox, placement, visit.ref, op);
       tidy(id);
     });
   };
@@ -448,7 +291,7 @@ export function createClusterRooms(options: ClusterRoomsOptions): RoomDirectory 
       return;
     }
     if (visit.home !== null) {
-      forward(visit.home, visit.ref, op);
+      forward(outbox, visit.home, visit.ref, op);
       return;
     }
     if (visit.queue.length >= MAX_WAITING && (op.t === "presence" || op.t === "message")) {
@@ -466,9 +309,8 @@ export function createClusterRooms(options: ClusterRoomsOptions): RoomDirectory 
     if (visit.home !== formerHome) return;
     visit.home = null;
     const members = [...(locals.get(id)?.values() ?? [])];
-    for (const [connectionId, node] of visit.view) {
-      if (node !== formerHome) continue;
-      visit.view.delete(connectionId);
+    // The home cannot tell them any more that its own members are gone.
+    for (const connectionId of departed(visit, formerHome)) {
       const frame: ShardServerFrame = { type: "leave", connectionId };
       for (const entry of members) if (entry.joined) entry.seat.send(frame);
     }
@@ -489,20 +331,8 @@ export function createClusterRooms(options: ClusterRoomsOptions): RoomDirectory 
     const members = locals.get(id);
     switch (message.t) {
       case "deliver": {
-        const frame = message.f;
-        if (frame.type === "welcome") {
-          visit.view = new Map(
-            frame.members.map((member, index) => [
-              member.connectionId,
-              message.nodes?.[index] ?? from,
-            ]),
-          );
-        } else if (frame.type === "join") {
-          visit.view.set(frame.member.connectionId, message.nodes?.[0] ?? from);
-        } else if (frame.type === "leave") {
-          visit.view.delete(frame.connectionId);
-        }
-        for (const connectionId of message.to) members?.get(connectionId)?.seat.send(frame);
+        trackView(visit, from, message);
+        for (const connectionId of message.to) members?.get(connectionId)?.seat.send(message.f);
         return;
       }
       case "joined": {
@@ -541,10 +371,7 @@ export function createClusterRooms(options: ClusterRoomsOptions): RoomDirectory 
         }
         for (const room of [...hosted.values()]) {
           for (const seat of [...room.remote.values()]) {
-            if (live.has(seat.node)) continue;
-            seat.gone = true;
-            room.remote.delete(seat.connectionId);
-            room.instance.leave(seat.connectionId);
+            if (!live.has(seat.node)) dropRemote(room, seat.connectionId);
           }
         }
       }, onError)
@@ -658,11 +485,7 @@ export function createClusterRooms(options: ClusterRoomsOptions): RoomDirectory 
         relay.release(id);
         const nodes = new Set([...room.remote.values()].map((seat) => seat.node));
         for (const node of nodes) outbox.send(node, { t: "moved", r: room.ref });
-        for (const seat of [...room.remote.values()]) {
-          seat.gone = true;
-          room.instance.leave(seat.connectionId);
-        }
-        room.remote.clear();
+        for (const seat of [...room.remote.values()]) dropRemote(room, seat.connectionId);
       }
       visits.clear();
       await Promise.all([...placing.values()]);

@@ -7,9 +7,9 @@ import { type Authenticate, createLiveCallers, type LiveCallers } from "../live-
 import { originTrusted, pathOf, refuse, resolveCaller } from "../upgrade.js";
 import { WS_CLOSE_CODES } from "../ws-frames.js";
 import { createClusterRooms } from "./cluster.js";
+import type { ShardCluster } from "./cluster-api.js";
 import { MAX_SHARD_FRAME_BYTES } from "./frames.js";
 import { type MemberSocket, openMember } from "./member.js";
-import type { ShardCluster } from "./relay-pg.js";
 import { createRoomInstance, type ShardTimers } from "./room.js";
 import { createLocalRooms, type InstanceFactory, type RoomDirectory } from "./rooms.js";
 

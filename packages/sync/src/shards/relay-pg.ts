@@ -1,12 +1,31 @@
-import { createHash } from "node:crypto";
 import type { Client, Notification } from "pg";
-import { type RetryOptions, reconnectDelay } from "../pg-feed.js";
+import { reconnectDelay } from "../pg-feed.js";
+import {
+  DEFAULT_SHARD_CHECK_MS,
+  DEFAULT_SHARD_MAX_PENDING_BYTES,
+  type RelayHandlers,
+  type ShardCluster,
+  ShardClusterError,
+  type ShardClusterOptions,
+} from "./cluster-api.js";
+import {
+  CLAIM_SQL,
+  channelOf,
+  describeSession,
+  HOLDER_SQL,
+  LIVE_NODES_SQL,
+  NODE_CLASS,
+  RELEASE_SQL,
+  roomLock,
+  type SessionFacts,
+  takeNodeId,
+  terminateStale,
+} from "./relay-locks.js";
 import {
   asciiJSON,
   createReassembler,
   DEFAULT_MAX_RELAY_BATCH_BYTES,
   encodeBatch,
-  type RelayMessage,
   relayMessageSchema,
 } from "./relay-wire.js";
 
@@ -23,112 +42,6 @@ import {
 //   Postgres delivers one session's notifications in the order sent, so
 //   what one server sends another arrives in order.
 
-/** Default interval of the liveness check (dead homes, dead members' servers): 500 ms. */
-export const DEFAULT_SHARD_CHECK_MS = 500;
-/** Default bound of messages queued for Postgres and not yet sent: 16 MiB. */
-export const DEFAULT_SHARD_MAX_PENDING_BYTES = 16 * 1024 * 1024;
-
-/** Options of `createShardCluster`. */
-export interface ShardClusterOptions {
-  /**
-   * The database every server of the deployment uses (the same as the
-   * store's). The cluster holds one connection of its own, named
-   * `svc-shards` in `pg_stat_activity`; a pooler in front must run in
-   * session mode (advisory locks and LISTEN live in the session).
-   */
-  readonly connectionString: string;
-  /**
-   * How often a server checks which servers are alive: the delay before
-   * the members of a crashed server leave their rooms, and before a room
-   * whose home crashed moves. Default 500 ms.
-   */
-  readonly checkMs?: number;
-  /** Reconnect delays after the connection is lost (as the change log's `listen.retry`). */
-  readonly retry?: RetryOptions;
-  /** Bytes of messages waiting for Postgres before the connection is reset. Default 16 MiB. */
-  readonly maxPendingBytes?: number;
-  /** The largest batch of messages sent or accepted at once, as JSON. Default 4 MiB. */
-  readonly maxBatchBytes?: number;
-  /** Receives connection losses and dropped messages. Default: `console.error`. */
-  readonly onError?: (error: unknown) => void;
-}
-
-/** Codes of `ShardClusterError`: local failures of the relay (never sent to clients). */
-export const shardClusterErrorCodes = {
-  RELAY_LOST: "The shard relay's Postgres connection was lost; reconnecting.",
-  RELAY_OVERFLOW: "Messages for other servers piled up past maxPendingBytes; the relay resets.",
-  RELAY_UNAVAILABLE: "The shard relay is not connected to Postgres.",
-  RELAY_DROPPED: "A message between servers was dropped (malformed or too large).",
-  RELAY_CLOSED: "The shard relay was closed.",
-} as const;
-
-/** A stable code of `ShardClusterError`. */
-export type ShardClusterErrorCode = keyof typeof shardClusterErrorCodes;
-
-/** A failure of the shard relay (a local error, not a wire error). */
-export class ShardClusterError extends Error {
-  override readonly name = "ShardClusterError";
-  readonly code: ShardClusterErrorCode;
-
-  constructor(code: ShardClusterErrorCode, options: { readonly cause?: unknown } = {}) {
-    super(shardClusterErrorCodes[code], { cause: options.cause });
-    this.code = code;
-  }
-}
-
-/** What the rooms of a hub hear from the relay. */
-export interface RelayHandlers {
-  message(from: number, message: RelayMessage): void;
-  /** The connection was lost: every lock is gone and messages may have been lost. */
-  lost(): void;
-}
-
-/** Counters of the relay since it started. */
-export interface ShardClusterStats {
-  readonly messagesSent: number;
-  readonly messagesReceived: number;
-  readonly notificationsSent: number;
-  readonly notificationsReceived: number;
-  readonly dropped: number;
-  readonly reconnects: number;
-}
-
-/**
- * Rooms shared by every server on one Postgres database: pass it to
- * `attachShards({ cluster })` on each server. The methods below `ready`
- * and `close` are the hub's (`attachShards` calls them).
- */
-export interface ShardCluster {
-  /** Connects (once) and resolves when this server can take part; rejects if that attempt fails (retries continue). */
-  ready(): Promise<void>;
-  /** This server's node id while connected, else null. */
-  readonly node: number | null;
-  readonly checkMs: number;
-  /** Takes a room's lock: true when this server is (now) its home. */
-  claim(room: string): Promise<boolean>;
-  /** Lets a room's lock go (once per successful `claim`), after what was sent before. */
-  release(room: string): void;
-  /** The server holding a room's lock, or null. */
-  holder(room: string): Promise<number | null>;
-  /** The servers connected now. */
-  liveNodes(): Promise<ReadonlySet<number>>;
-  /** Queues a message for another server (in order, per receiver). */
-  send(node: number, message: RelayMessage): void;
-  /** Registers the hub's handlers (one hub per cluster). */
-  listen(handlers: RelayHandlers): void;
-  stats(): ShardClusterStats;
-  /** Sends what is queued, then ends the connection: the room locks go with it. */
-  close(): Promise<void>;
-}
-
-const NODE_LOCKS = "svc.shard.node";
-const ROOM_LOCKS = "svc.shard.room";
-
-/** A positive 31-bit number from a string: advisory lock keys (the int4 form). */
-function key31(text: string): number {
-  return createHash("sha256").update(text).digest().readUInt32BE(0) & 0x7fffffff;
-}
-
 function scheduleUnref(run: () => void, delayMs: number): () => void {
   const timer = setTimeout(run, delayMs);
   timer.unref();
@@ -136,13 +49,9 @@ function scheduleUnref(run: () => void, delayMs: number): () => void {
 }
 
 /** What one connection knows about its session. */
-interface Session {
+interface Session extends SessionFacts {
   readonly client: Client;
   readonly node: number;
-  readonly pid: number;
-  readonly database: string;
-  /** The lock class of rooms: one per schema, so schemas of one database never share a room. */
-  readonly roomClass: number;
 }
 
 /**
@@ -164,7 +73,6 @@ export function createShardCluster(options: ShardClusterOptions): ShardCluster {
     options.onError ?? ((error: unknown) => console.error("[@svc/sync] shard relay", error));
   const maxPending = options.maxPendingBytes ?? DEFAULT_SHARD_MAX_PENDING_BYTES;
   const maxBatch = options.maxBatchBytes ?? DEFAULT_MAX_RELAY_BATCH_BYTES;
-  const nodeClass = key31(NODE_LOCKS);
   let session: Session | undefined;
   let previous: { node: number; pid: number } | undefined;
   let handlers: RelayHandlers | undefined;
@@ -268,7 +176,7 @@ export function createShardCluster(options: ShardClusterOptions): ShardCluster {
       const cut = (): void => {
         if (batch.length === 0) return;
         for (const payload of encodeBatch(current.node, nextSeq, `[${batch.join(",")}]`)) {
-          channels.push(`svc_shard_${node}`);
+          channels.push(channelOf(node));
           payloads.push(payload);
         }
         batch = [];
@@ -368,43 +276,16 @@ export function createShardCluster(options: ShardClusterOptions): ShardCluster {
     client.on("end", () => lose(client, new Error("the shard relay connection ended")));
     try {
       await client.connect();
-      const about = await client.query<{ schema: string; pid: number; database: string }>(
-        `select current_schema() as schema, pg_backend_pid() as pid,
-           (select oid from pg_database where datname = current_database())::text as database`,
-      );
-      const row = about.rows[0];
-      if (row === undefined) throw new Error("no session details");
+      const about = await describeSession(client);
       // A session of this server that Postgres still holds after a loss
       // (it has not noticed the network drop yet) would keep its room locks.
-      if (previous !== undefined) {
-        await client.query(
-          `select pg_terminate_backend(pid) from pg_locks
-            where locktype = 'advisory' and database = $1::oid and classid = $2::oid
-              and objid = $3::oid and objsubid = 2 and pid = $4 and granted`,
-          [row.database, nodeClass, previous.node, previous.pid],
-        );
-      }
-      let node = 0;
-      for (let tries = 0; node === 0; tries++) {
-        if (tries === 20) throw new Error("no free node id");
-        const candidate = 1 + Math.floor(Math.random() * 0x7ffffffe);
-        const taken = await client.query<{ ok: boolean }>(
-          "select pg_try_advisory_lock($1::int4, $2::int4) as ok",
-          [nodeClass, candidate],
-        );
-        if (taken.rows[0]?.ok === true) node = candidate;
-      }
-      const channel = `svc_shard_${node}`;
+      if (previous !== undefined) await terminateStale(client, about.database, previous);
+      const node = await takeNodeId(client);
+      const channel = channelOf(node);
       client.on("notification", (message) => onNotification(channel, message));
       await client.query(`LISTEN ${channel}`);
       if (closed) throw new ShardClusterError("RELAY_CLOSED");
-      session = {
-        client,
-        node,
-        pid: row.pid,
-        database: row.database,
-        roomClass: key31(`${ROOM_LOCKS}\u0000${row.schema}`),
-      };
+      session = { client, node, ...about };
       previous = undefined;
     } catch (error) {
       client.removeAllListeners("end");
@@ -435,8 +316,6 @@ export function createShardCluster(options: ShardClusterOptions): ShardCluster {
     return connecting;
   };
 
-  const roomKey = (room: string): number => key31(room);
-
   return {
     ready() {
       if (closed) return Promise.reject(new ShardClusterError("RELAY_CLOSED"));
@@ -455,43 +334,28 @@ export function createShardCluster(options: ShardClusterOptions): ShardCluster {
     async claim(room) {
       const current = session;
       if (current === undefined) throw new ShardClusterError("RELAY_UNAVAILABLE");
-      const rows = await query<{ ok: boolean }>(
-        "select pg_try_advisory_lock($1::int4, $2::int4) as ok",
-        [current.roomClass, roomKey(room)],
-      );
+      const rows = await query<{ ok: boolean }>(CLAIM_SQL, roomLock(current, room));
       return rows[0]?.ok === true;
     },
     release(room) {
       const current = session;
       if (current === undefined) return;
-      query("select pg_advisory_unlock($1::int4, $2::int4)", [
-        current.roomClass,
-        roomKey(room),
-      ]).catch(report);
+      query(RELEASE_SQL, roomLock(current, room)).catch(report);
     },
     async holder(room) {
       const current = session;
       if (current === undefined) throw new ShardClusterError("RELAY_UNAVAILABLE");
-      const rows = await query<{ node: string }>(
-        `select n.objid::int8::text as node
-           from pg_locks r join pg_locks n on n.pid = r.pid
-          where r.locktype = 'advisory' and r.database = $1::oid and r.classid = $2::oid
-            and r.objid = $3::oid and r.objsubid = 2 and r.granted
-            and n.locktype = 'advisory' and n.database = $1::oid and n.classid = $4::oid
-            and n.objsubid = 2 and n.granted`,
-        [current.database, current.roomClass, roomKey(room), nodeClass],
-      );
+      const rows = await query<{ node: string }>(HOLDER_SQL, [
+        current.database,
+        ...roomLock(current, room),
+        NODE_CLASS,
+      ]);
       return rows[0] === undefined ? null : Number(rows[0].node);
     },
     async liveNodes() {
       const current = session;
       if (current === undefined) throw new ShardClusterError("RELAY_UNAVAILABLE");
-      const rows = await query<{ node: string }>(
-        `select objid::int8::text as node from pg_locks
-          where locktype = 'advisory' and database = $1::oid and classid = $2::oid
-            and objsubid = 2 and granted`,
-        [current.database, nodeClass],
-      );
+      const rows = await query<{ node: string }>(LIVE_NODES_SQL, [current.database, NODE_CLASS]);
       const live = new Set(rows.map((row) => Number(row.node)));
       // What was kept per server (numbering, parts) goes with the server.
       reassembler.retain(live);
