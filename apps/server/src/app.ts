@@ -29,6 +29,9 @@ import { registerEntityRoutes } from "./http/routes/entities.js";
 import { type FunctionCaller, registerFunctionRoutes } from "./http/routes/functions.js";
 import { registerOperationalRoutes, registerTestResetRoute } from "./http/routes/operational.js";
 import { createStorageHealth, type StorageHealth } from "./http/storage-health.js";
+import { internalErrorLogger } from "./logging/internal-error.js";
+import { createLogger, type ServerLogger } from "./logging/logger.js";
+import { requestLogging } from "./logging/request-logging.js";
 import type { StudioOptions } from "./studio/studio-options.js";
 import { createStudioRouter } from "./studio/studio-router.js";
 
@@ -83,8 +86,12 @@ export interface AppOptions {
    * manifest), served after every other route; left out when undefined.
    */
   publicDir?: string;
-  /** Receives unexpected errors; default logs to stderr. */
+  /** Receives unexpected errors; default logs them (`error`, with the route template). */
   onInternalError?: (error: unknown, req: Request) => void;
+  /** Where the app logs (unexpected errors, the access log). Default JSON lines at `info` to stdout. */
+  logger?: ServerLogger;
+  /** One `info` line per request (`SVC_ACCESS_LOG`). Default true. */
+  accessLog?: boolean;
   /** The registry `/metrics` reports (made earlier, so boot can wire its sources). Default a new one. */
   metrics?: ServerMetrics;
 }
@@ -104,10 +111,6 @@ function withOrigin(origins: readonly string[], url: string | undefined): readon
   return origins.includes(origin) ? origins : [...origins, origin];
 }
 
-function logInternalError(error: unknown, req: Request): void {
-  console.error(`svc: ${req.method} ${req.path} failed:`, error);
-}
-
 /**
  * Composes the application API. Kept lean on purpose: no ETag work, no
  * `X-Powered-By`, JSON parsing only on routes that read a body.
@@ -116,6 +119,7 @@ export function createApp(options: AppOptions): App {
   const now = options.now ?? Date.now;
   const startedAt = now();
   const metrics = options.metrics ?? createServerMetrics();
+  const logger = options.logger ?? createLogger();
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
@@ -129,6 +133,14 @@ export function createApp(options: AppOptions): App {
     ? true
     : withOrigin(options.csrfOrigins ?? options.corsOrigins, options.publicURL);
 
+  // First: the request id, its log context and span, the access log line.
+  app.use(
+    requestLogging({
+      logger,
+      accessLog: options.accessLog !== false,
+      trustProxy: (options.trustProxy ?? false) !== false,
+    }),
+  );
   app.use(metrics.middleware);
   // Before anything reads the path: absolute-form targets become origin
   // form (or are refused), so the gate below and the router agree on it.
@@ -148,7 +160,11 @@ export function createApp(options: AppOptions): App {
   // template. Only routes that read a body get the JSON parser.
   const body = jsonBody(options.bodyLimitBytes);
   // One record of `Idempotency-Key` writes for the function and entity routes.
-  const idempotency = createIdempotency({ store: options.store, now });
+  const idempotency = createIdempotency({
+    store: options.store,
+    now,
+    onError: (error) => logger.error({ err: error }, "pruning idempotency keys failed"),
+  });
   registerFunctionRoutes(app, options.functions, body, idempotency);
   registerEntityRoutes(app, options.store, body, idempotency);
   registerBatchRoutes(app, options.store, body);
@@ -186,7 +202,8 @@ export function createApp(options: AppOptions): App {
       ...(jobs === undefined ? [] : [() => jobs.clear()]),
     ]);
   }
-  if (options.agent !== undefined) registerAgentRoutes(app, options.agent);
+  const onInternalError = options.onInternalError ?? internalErrorLogger(logger);
+  if (options.agent !== undefined) registerAgentRoutes(app, { ...options.agent, onInternalError });
   if (options.studio !== undefined) app.use(createStudioRouter(options.studio));
   // Last, so every framework route wins over a file of the same name.
   if (options.publicDir !== undefined) app.use(appPages(options.publicDir));
@@ -194,7 +211,6 @@ export function createApp(options: AppOptions): App {
   app.use((req: Request, _res: Response, next: NextFunction) => {
     next(new ServerError("ROUTE_NOT_FOUND", `No route for ${req.method} ${req.path}.`));
   });
-  const onInternalError = options.onInternalError ?? logInternalError;
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const { status, body: envelope, headers, internal } = toErrorResponse(error);
     // Exposed 5xx errors (a failing function) keep their cause for the log.

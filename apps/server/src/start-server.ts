@@ -37,6 +37,7 @@ import {
   startPruning,
   syncMigrations,
 } from "@svc/sync";
+import type { DestinationStream } from "pino";
 import { type AppOptions, createApp } from "./app.js";
 import { createAppEmailSender } from "./app-email.js";
 import { ConfigError, type ServerConfig } from "./config.js";
@@ -53,6 +54,9 @@ import {
   liveAuthenticator,
   startLiveTransports,
 } from "./live-transports.js";
+import { internalErrorLogger } from "./logging/internal-error.js";
+import { createLogger, type ServerLogger } from "./logging/logger.js";
+import { runWithLogContext } from "./logging/request-context.js";
 import { loadManifestFile } from "./manifest-file.js";
 import { defaultFilesDir, sqliteFiles } from "./storage-paths.js";
 import { studioMigrations } from "./studio/studio-session-table.js";
@@ -74,6 +78,8 @@ export interface RunningServer {
   readonly adminToken: string;
   /** Where the dev-mode admin token is kept; undefined when `SVC_ADMIN_TOKEN` is set. */
   readonly adminTokenFile: string | undefined;
+  /** The server's log (`SVC_LOG_LEVEL`, `SVC_LOG_FORMAT`); `main` announces the boot through it. */
+  readonly logger: ServerLogger;
   /** Valid settings that are probably not what the operator meant, one line each. */
   readonly warnings: readonly string[];
   /**
@@ -153,8 +159,23 @@ async function discoverProviders(providers: readonly OAuthProvider[]): Promise<v
  */
 export async function startServer(
   config: ServerConfig,
-  options: Pick<AppOptions, "onInternalError" | "now"> = {},
+  options: Pick<AppOptions, "onInternalError" | "now"> & {
+    /** Where log lines go instead of stdout (tests read them). */
+    logDestination?: DestinationStream;
+  } = {},
 ): Promise<RunningServer> {
+  const { logDestination, ...appOptions } = options;
+  const logger = createLogger({
+    level: config.logging.level,
+    format: config.logging.format,
+    ...(logDestination !== undefined && { destination: logDestination }),
+  });
+  const logError =
+    (message: string) =>
+    (error: unknown): void =>
+      logger.error({ err: error }, message);
+  // The studio's and the OAuth routes' unexpected errors, like the app's.
+  const onInternalError = options.onInternalError ?? internalErrorLogger(logger);
   const manifestPath = resolve(config.manifestPath);
   const manifestDir = dirname(manifestPath);
   const manifest = await loadManifestFile(manifestPath);
@@ -183,7 +204,7 @@ export async function startServer(
     // On Postgres every server delivers every server's commits (LISTEN/NOTIFY).
     ...(config.databaseURL !== undefined && {
       listen: { connectionString: config.databaseURL },
-      onError: (error: unknown) => console.error("svc: sync: change log listener:", error),
+      onError: logError("sync: change log listener failed"),
     }),
   });
   let store: Store;
@@ -232,6 +253,7 @@ export async function startServer(
       jwt: config.auth.jwt,
       ...(config.auth.upstreamJWT !== undefined && { upstreamJWT: config.auth.upstreamJWT }),
       ...(options.now !== undefined && { now: options.now }),
+      logError: (message, error) => logger.error({ err: error }, message),
     });
     // The OAuth state lives in the application database (never the
     // in-memory session store), so a handshake survives a restart.
@@ -255,7 +277,7 @@ export async function startServer(
       onEvent: (event, { replay }) => dispatchBillingEvent?.(event, replay) ?? Promise.resolve(),
       // Other servers drop their cached entitlements of the user (below).
       onEntitlementsChanged: (userId) => auth.announceCallerChange(userId, "entitlements-changed"),
-      logError: (message, error) => console.error(`svc: billing: ${message}:`, error),
+      logError: (message, error) => logger.error({ err: error }, `billing: ${message}`),
     });
     await store.migrate({
       packages: [
@@ -291,7 +313,7 @@ export async function startServer(
     stopPruning = startPruning(changeLog, {
       onError: (error) => {
         observeStorage(error);
-        console.error("svc: sync: pruning the change log failed:", error);
+        logger.error({ err: error }, "sync: pruning the change log failed");
       },
     });
     await discoverProviders(config.oauth);
@@ -309,6 +331,9 @@ export async function startServer(
       // ctx.email: the SVC_EMAIL_* provider, or in dev mode the auth dev inbox.
       email: createAppEmailSender(config.email, config.auth.email.devInbox),
       ...(options.now !== undefined && { now: options.now }),
+      // ctx.log, and emails that failed after a commit: the server's log.
+      log: logger,
+      logError: (message, error) => logger.error({ err: error }, message),
     });
     worker = createJobWorker({
       queue: jobs,
@@ -318,13 +343,16 @@ export async function startServer(
         schedule: schedule.cron,
         fn: schedule.name,
       })),
+      // Every line logged while a job runs carries its id and name.
       run: async (job) => {
-        await runner.run(job.name, job.args, job.auth);
+        await runWithLogContext({ jobId: job.id, job: job.name }, () =>
+          runner.run(job.name, job.args, job.auth),
+        );
       },
       isRetryable: isRetryableJobError,
       onError: (error) => {
         observeStorage(error);
-        console.error("svc: jobs:", error);
+        logger.error({ err: error }, "jobs: worker failed");
       },
       ...(options.now !== undefined && { now: options.now }),
     });
@@ -363,7 +391,7 @@ export async function startServer(
       maxPerUser: config.live.maxConnectionsPerUser,
       maxPerIp: config.live.maxConnectionsPerIp,
       clientIp: liveClientIp(config.trustProxy),
-      onError: (error) => console.error("svc: sync: live caller check:", error),
+      onError: logError("sync: live caller check failed"),
     });
     // Read at each scrape: the caches' counters, and on Postgres the
     // cross-server tail (held back, pending, listening).
@@ -385,7 +413,7 @@ export async function startServer(
       changes: changeLog,
       manifest,
       callers,
-      onError: (error) => console.error("svc: sync: live caller check:", error),
+      onError: logError("sync: live caller check failed"),
     });
     stopCallerWatch = () => {
       stopEntitlementWatch();
@@ -432,7 +460,7 @@ export async function startServer(
         cookie: config.auth.cookie,
         trustedOrigins: corsOrigins,
         publicURL: config.publicURL,
-        ...(options.onInternalError !== undefined && { onError: options.onInternalError }),
+        onError: onInternalError,
         // The sign-in endpoints' per-address limit, sharing their counters.
         ...(config.auth.rateLimit && {
           rateLimit: createRateLimits({
@@ -489,11 +517,13 @@ export async function startServer(
           }).perIp,
         }),
         ...(options.now !== undefined && { now: options.now }),
-        ...(options.onInternalError !== undefined && { onInternalError: options.onInternalError }),
+        onInternalError,
       },
       // The app's own front end, when it ships one (looked for once, at boot).
       ...(hasPublicDir(join(manifestDir, "public")) && { publicDir: join(manifestDir, "public") }),
-      ...options,
+      logger,
+      accessLog: config.logging.accessLog,
+      ...appOptions,
     });
     observeStorage = app.storage.observe;
     server.on("request", app.express);
@@ -510,6 +540,7 @@ export async function startServer(
       manifest,
       adminToken,
       adminTokenFile,
+      logger,
       warnings: [
         ...config.warnings,
         ...config.auth.warnings,

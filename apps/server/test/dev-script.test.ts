@@ -45,7 +45,7 @@ function startDev(manager: "pnpm" | "npm") {
   const url = new Promise<string>((resolveURL, reject) => {
     child.stdout.on("data", (chunk: Buffer) => {
       stdout += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(stdout);
+      const match = /listening on (http:\/\/[^\s"]+)/.exec(stdout);
       if (match?.[1]) resolveURL(match[1]);
     });
     child.once("exit", () => reject(new Error(`pnpm dev exited before listening: ${stderr}`)));

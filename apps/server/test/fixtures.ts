@@ -27,6 +27,8 @@ export async function startTestServer(
       SVC_HOST: "127.0.0.1",
       SVC_MANIFEST: TODO_MANIFEST,
       SVC_ADMIN_TOKEN: ADMIN_TOKEN,
+      // Warnings and errors only: no access log line per test request.
+      SVC_LOG_LEVEL: "warn",
       ...env,
     }),
   );

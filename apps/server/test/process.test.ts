@@ -45,6 +45,9 @@ describe("the svc-server process", () => {
       },
     ],
     ["SVC_OIDC_CORP_ISSUER", { SVC_OIDC_CORP_CLIENT_ID: "id", SVC_OIDC_CORP_CLIENT_SECRET: "s" }],
+    ["SVC_LOG_LEVEL", { SVC_LOG_LEVEL: "verbose" }],
+    ["SVC_LOG_FORMAT", { SVC_LOG_FORMAT: "xml" }],
+    ["SVC_ACCESS_LOG", { SVC_ACCESS_LOG: "sometimes" }],
     [
       "SVC_OIDC_CORP_ISSUER",
       {
@@ -175,12 +178,19 @@ describe("the svc-server process", () => {
     const url = await server.ready;
     expect(await (await fetch(`${url}/api/auth/providers`)).json()).toEqual({ providers: [] });
     server.child.kill("SIGTERM");
-    const { stderr } = await server.exited;
-    const warnings = stderr.split("\n").filter((line) => line.includes("SVC_OAUTH_GITHUB"));
+    // A warning is a line of the log (JSON outside dev mode) at level warn.
+    const { stdout } = await server.exited;
+    const warnings = stdout
+      .split("\n")
+      .filter((line) => line.includes("SVC_OAUTH_GITHUB"))
+      .map((line) => JSON.parse(line) as { level: string; msg: string });
     expect(warnings).toEqual([
-      expect.stringMatching(
-        /^svc: warning: SVC_OAUTH_GITHUB_CLIENT_SECRET is unset while SVC_OAUTH_GITHUB_CLIENT_ID is set/,
-      ),
+      expect.objectContaining({
+        level: "warn",
+        msg: expect.stringMatching(
+          /^svc: warning: SVC_OAUTH_GITHUB_CLIENT_SECRET is unset while SVC_OAUTH_GITHUB_CLIENT_ID is set/,
+        ),
+      }),
     ]);
   });
 

@@ -8,8 +8,13 @@ export interface ServerProcess {
   readonly child: ChildProcess;
   /** Resolves with the URL once the server prints its listening line. */
   readonly ready: Promise<string>;
-  /** Resolves with the exit code (or signal) and everything printed to stderr. */
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>;
+  /** Resolves with the exit code (or signal) and everything printed to stdout (the log) and stderr. */
+  readonly exited: Promise<{
+    code: number | null;
+    signal: NodeJS.Signals | null;
+    stdout: string;
+    stderr: string;
+  }>;
 }
 
 /**
@@ -27,7 +32,7 @@ export function spawnServer(env: Record<string, string>): ServerProcess {
   const ready = new Promise<string>((resolveReady, reject) => {
     child.stdout?.on("data", (chunk: Buffer) => {
       stdout += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(stdout);
+      const match = /listening on (http:\/\/[^\s"]+)/.exec(stdout);
       if (match?.[1]) resolveReady(match[1]);
     });
     child.once("exit", () => reject(new Error(`server exited before listening: ${stderr}`)));
@@ -39,9 +44,10 @@ export function spawnServer(env: Record<string, string>): ServerProcess {
   const exited = new Promise<{
     code: number | null;
     signal: NodeJS.Signals | null;
+    stdout: string;
     stderr: string;
   }>((resolveExit) => {
-    child.once("exit", (code, signal) => resolveExit({ code, signal, stderr }));
+    child.once("exit", (code, signal) => resolveExit({ code, signal, stdout, stderr }));
   });
   return { child, ready, exited };
 }

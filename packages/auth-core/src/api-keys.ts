@@ -119,6 +119,8 @@ export function createApiKeys(options: {
   now: () => number;
   /** Cache verified keys for a second (revocations elsewhere must call `forgetUser`). */
   cache: boolean;
+  /** Receives a failed write of buffered use times (retried at the next flush). Default `console.error`. */
+  onFlushError?: (error: unknown) => void;
 }): ApiKeys {
   const { tables, hmacKey, now } = options;
   const pending = new Map<string, number>();
@@ -144,7 +146,10 @@ export function createApiKeys(options: {
     }
   };
   const timer = setInterval(() => {
-    flush().catch((error: unknown) => console.error("svc: could not record API key use", error));
+    flush().catch(
+      options.onFlushError ??
+        ((error: unknown) => console.error("svc: could not record API key use", error)),
+    );
   }, FLUSH_INTERVAL_MS);
   timer.unref();
 

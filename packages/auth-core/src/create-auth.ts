@@ -85,6 +85,11 @@ export interface AuthOptions {
    * Default 50 ms on Postgres, 250 ms on SQLite.
    */
   readonly revocationPollMs?: number;
+  /**
+   * Receives failures no caller sees (a revocation journal read, the
+   * buffered write of API key use times). Default `console.error`.
+   */
+  readonly logError?: (message: string, error: unknown) => void;
 }
 
 function requireSession(auth: AuthContext): { userId: string; sessionId: string } {
@@ -99,16 +104,15 @@ function requireSession(auth: AuthContext): { userId: string; sessionId: string 
 }
 
 /** Logs a failing journal read once a minute at most (a poll runs every 50 ms). */
-function journalErrorReporter(): (error: unknown) => void {
+function journalErrorReporter(
+  logError: (message: string, error: unknown) => void,
+): (error: unknown) => void {
   let lastReport = Number.NEGATIVE_INFINITY;
   return (error) => {
     const now = Date.now();
     if (now - lastReport < 60_000) return;
     lastReport = now;
-    console.error(
-      "svc: auth: reading the revocation journal failed (cached sessions dropped):",
-      error,
-    );
+    logError("auth: reading the revocation journal failed (cached sessions dropped)", error);
   };
 }
 
@@ -125,6 +129,9 @@ export function createAuth(options: AuthOptions): Auth {
   if (options.secret.length < 32)
     throw new TypeError("createAuth: secret must be at least 32 characters");
   const sessionLifetimeSecs = options.sessionLifetimeSecs ?? DEFAULT_SESSION_LIFETIME_SECS;
+  const logError =
+    options.logError ??
+    ((message: string, error: unknown) => console.error(`svc: ${message}:`, error));
   const email: EmailSettings = options.email ?? {
     transport: undefined,
     from: undefined,
@@ -137,12 +144,13 @@ export function createAuth(options: AuthOptions): Auth {
   // of the revocation journal (below), and entries live a second at most.
   const cache = new SessionCache();
   const apiKeys = createApiKeys({
+    onFlushError: (error) => logError("auth: could not record API key use", error),
     tables,
     hmacKey: deriveKey(options.secret, "api key secrets"),
     now,
     cache: true,
   });
-  const reportJournalError = journalErrorReporter();
+  const reportJournalError = journalErrorReporter(logError);
   const revocations = createRevocationJournal({
     tables,
     now,

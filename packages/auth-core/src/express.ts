@@ -23,6 +23,7 @@ export {
   apiKeyResolver,
   authenticate,
   type BearerResolver,
+  findAuth,
   getAuth,
   isCookieAuthenticated,
   type RequestInfo,

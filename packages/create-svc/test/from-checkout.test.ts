@@ -167,7 +167,7 @@ function boot(
     let output = "";
     const onData = (chunk: Buffer) => {
       output += String(chunk);
-      const url = /listening on (http:\/\/\S+)/.exec(output)?.[1];
+      const url = /listening on (http:\/\/[^\s"]+)/.exec(output)?.[1];
       if (url !== undefined) resolveBoot({ url, child, exited });
     };
     child.stdout?.on("data", onData);

@@ -1,5 +1,6 @@
 import type { AuthContext, EntityReader, EntityWriter } from "@svc/store";
 import type { EmailContext } from "./email.js";
+import type { FunctionLog } from "./log.js";
 import type { SchedulerContext } from "./scheduler.js";
 
 /** What every function's `ctx` has. */
@@ -29,6 +30,19 @@ export interface BaseContext {
    * ```
    */
   error(code: string, message: string, status?: number): never;
+  /**
+   * Writes to the server's log, in the same stream as its own lines (JSON
+   * in production, readable in dev mode), each line carrying `fn` (this
+   * function's name) and, inside a request, the request's `requestId`.
+   * `fields` are added to the line; never log tokens or passwords.
+   *
+   * @example
+   * ```ts
+   * ctx.log.info("invite sent", { inviteId: invite.id });
+   * ctx.log.warn("slow provider", { ms: elapsed });
+   * ```
+   */
+  readonly log: FunctionLog;
   /**
    * Resolves with the caller's membership row of organization `orgId`, or
    * stops the function with 403 `NOT_A_MEMBER` when the caller is not a

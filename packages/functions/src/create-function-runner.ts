@@ -13,6 +13,7 @@ import type { RoomDefinition } from "./define-room.js";
 import { createEmailOutbox, type EmailSender, immediateEmail, unavailableEmail } from "./email.js";
 import { FunctionsError } from "./errors.js";
 import type { FunctionRegistry } from "./function-registry.js";
+import { consoleLogSink, createFunctionLog, type FunctionLog, type LogSink } from "./log.js";
 import { membershipCheck } from "./require-member.js";
 import { createRoomLogic } from "./room-logic.js";
 import { raiseError, readOnly, toClientError } from "./runner-helpers.js";
@@ -50,6 +51,11 @@ export interface FunctionRunnerOptions {
    * after the commit. Default `console.error`.
    */
   readonly logError?: (message: string, error: unknown) => void;
+  /**
+   * Where `ctx.log` writes: a logger with pino's `(fields, message)`
+   * methods (the server's own). Default the console.
+   */
+  readonly log?: LogSink;
 }
 
 /**
@@ -122,6 +128,8 @@ interface Entry {
   readonly name: string;
   readonly definition: FunctionDefinition;
   readonly validate: ArgsValidator;
+  /** Its `ctx.log`, made once. */
+  readonly log: FunctionLog;
 }
 
 /**
@@ -149,6 +157,7 @@ export function createFunctionRunner(options: FunctionRunnerOptions): FunctionRu
   const hooks: [string, DeleteHookConfig][] = [];
   const billingHooks: [string, BillingHookConfig][] = [];
   const roomDefinitions: [string, RoomDefinition][] = [];
+  const logSink = options.log ?? consoleLogSink;
   for (const [name, definition] of options.functions) {
     const problem = findDefinitionProblem(definition);
     if (problem !== undefined) {
@@ -160,7 +169,14 @@ export function createFunctionRunner(options: FunctionRunnerOptions): FunctionRu
     else if (definition.type === "hook") {
       if (isBillingHook(definition)) billingHooks.push([name, definition]);
       else hooks.push([name, definition as DeleteHookConfig]);
-    } else entries.set(name, { name, definition, validate: createArgsValidator(definition.args) });
+    } else {
+      entries.set(name, {
+        name,
+        definition,
+        validate: createArgsValidator(definition.args),
+        log: createFunctionLog(logSink, name),
+      });
+    }
   }
   const requireMemberFor = membershipCheck(store);
   const names = Object.freeze([...entries.keys()].sort());
@@ -206,12 +222,17 @@ export function createFunctionRunner(options: FunctionRunnerOptions): FunctionRu
       now: options.now ?? Date.now,
     });
   const logError =
-    options.logError ?? ((message: string, error: unknown) => console.error(message, error));
+    options.logError ??
+    ((message: string, error: unknown) => console.error(`svc: ${message}:`, error));
   // After the commit the writes stand: a failed email is logged, not returned.
   const emailFailed = (name: string) => (error: unknown) =>
-    logError(`svc: function ${name}: an email after the commit failed:`, error);
+    logError(`function ${name}: an email after the commit failed`, error);
   for (const [name, definition] of hooks) {
-    registerHook(store, name, definition, requireMemberFor, hookScheduler);
+    registerHook(store, name, definition, {
+      requireMemberFor,
+      schedulerFor: hookScheduler,
+      log: createFunctionLog(logSink, name),
+    });
   }
 
   async function run(
@@ -253,6 +274,7 @@ export function createFunctionRunner(options: FunctionRunnerOptions): FunctionRu
     const base: BaseContext = {
       auth,
       error: raiseError,
+      log: entry.log,
       requireMember: requireMemberFor(auth),
     };
     switch (definition.type) {
@@ -309,6 +331,7 @@ export function createFunctionRunner(options: FunctionRunnerOptions): FunctionRu
       if (events !== undefined && !events.includes(input.event.type)) continue;
       let scheduled = false;
       const outbox = createEmailOutbox(options.email);
+      const log = createFunctionLog(logSink, name);
       try {
         await store.frameworkTransaction(adminAuth, async ({ entities: db, db: trx }) => {
           await definition.handler(
@@ -316,6 +339,7 @@ export function createFunctionRunner(options: FunctionRunnerOptions): FunctionRu
               auth: adminAuth,
               db,
               error: raiseError,
+              log,
               requireMember: requireMemberFor(adminAuth),
               scheduler: schedulerFor(adminAuth, trx, () => {
                 scheduled = true;
@@ -354,9 +378,13 @@ function registerHook(
   store: Store,
   name: string,
   definition: DeleteHookConfig,
-  requireMemberFor: (auth: AuthContext) => BaseContext["requireMember"],
-  schedulerFor: (auth: AuthContext) => SchedulerContext,
+  seams: {
+    readonly requireMemberFor: (auth: AuthContext) => BaseContext["requireMember"];
+    readonly schedulerFor: (auth: AuthContext) => SchedulerContext;
+    readonly log: FunctionLog;
+  },
 ): void {
+  const { requireMemberFor, schedulerFor, log } = seams;
   const entity = definition.on.delete.entity;
   if (!store.manifest.entities.some((declared) => declared.name === entity)) {
     throw new FunctionsError("INVALID_FUNCTION", {
@@ -370,6 +398,7 @@ function registerHook(
           auth,
           db,
           error: raiseError,
+          log,
           requireMember: requireMemberFor(auth),
           scheduler: schedulerFor(auth),
           email: unavailableEmail,

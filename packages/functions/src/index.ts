@@ -78,6 +78,7 @@ export type {
   JSONValue,
 } from "./infer-types.js";
 export { loadFunctions } from "./load-functions.js";
+export type { FunctionLog, LogFields, LogSink } from "./log.js";
 export type {
   JobScheduler,
   ScheduledCall,

@@ -3,7 +3,7 @@ import { agentDocsTools, type DocsLibrary } from "@svc/agent-docs";
 import { agentApiRouter, createAgentRateLimiter, docsSiteRouter } from "@svc/agent-docs/express";
 import { createMcpServer } from "@svc/mcp-server";
 import { mcpExpressHandler } from "@svc/mcp-server/express";
-import type { IRouter } from "express";
+import type { IRouter, Request } from "express";
 
 /** What the agent API and the MCP endpoint are served from. */
 export interface AgentRoutesOptions {
@@ -17,6 +17,8 @@ export interface AgentRoutesOptions {
   trustedOrigins: readonly string[];
   /** Requests per minute and address for each of the two surfaces. */
   rateLimitPerMinute?: number;
+  /** Receives the agent API's unexpected errors (answered 500). Default: logs to stderr. */
+  onInternalError?: (error: unknown, req: Request) => void;
 }
 
 const INSTRUCTIONS =
@@ -44,7 +46,14 @@ function serverVersion(): string {
  */
 export function registerAgentRoutes(app: IRouter, options: AgentRoutesOptions): void {
   const rateLimit = { windowMs: 60_000, limit: options.rateLimitPerMinute ?? 300 };
-  app.use(agentApiRouter({ library: options.library, publicURL: options.publicURL, rateLimit }));
+  app.use(
+    agentApiRouter({
+      library: options.library,
+      publicURL: options.publicURL,
+      rateLimit,
+      ...(options.onInternalError !== undefined && { onInternalError: options.onInternalError }),
+    }),
+  );
   // The human pages the entries' `url` links to.
   app.use(docsSiteRouter({ library: options.library }));
   const mcp = createMcpServer({

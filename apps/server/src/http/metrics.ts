@@ -231,7 +231,7 @@ function registerCacheCounters(
  * path-scoped error handler (the studio's `/studio`) would prefix it again
  * (`/studio/studio/...`).
  */
-function routeTemplate(req: Request): string {
+export function routeTemplate(req: Request): string {
   const path: unknown = req.route?.path;
   return typeof path === "string" ? path : "unmatched";
 }

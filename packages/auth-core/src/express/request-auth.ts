@@ -206,6 +206,18 @@ export function getAuth(req: Request): AuthContext {
   return auth;
 }
 
+/**
+ * The caller `authenticate` resolved for this request, or undefined when
+ * none was (a route outside the gate, or a request refused before): for
+ * logs and traces, which must not throw. Routes use `getAuth`.
+ *
+ * @example
+ * const kind = findAuth(req)?.via ?? "anonymous";
+ */
+export function findAuth(req: Request): AuthContext | undefined {
+  return (req as RequestWithAuth)[AUTH];
+}
+
 /** Whether the caller was resolved from the session cookie (what CSRF protection guards). */
 export function isCookieAuthenticated(req: Request): boolean {
   return (req as RequestWithAuth)[COOKIE_AUTH] === true;

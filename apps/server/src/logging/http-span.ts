@@ -1,0 +1,57 @@
+import {
+  type Context,
+  context,
+  propagation,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+} from "@opentelemetry/api";
+import type { Request } from "express";
+
+/** Through `@opentelemetry/api` only: spans record nothing unless the app registers an SDK. */
+const tracer = trace.getTracer("@svc/server");
+
+/** A request's server span and the context its handlers run in (undefined: nothing records). */
+export interface RequestSpan {
+  readonly span: Span;
+  readonly context: Context | undefined;
+}
+
+/**
+ * Starts the server span of a request (`POST`, renamed `POST /api/fn/:name`
+ * once the route is known), the child of a `traceparent` the registered
+ * propagator reads from the headers. Without an SDK this is a no-op span
+ * and no context is entered.
+ */
+export function startRequestSpan(req: Request, requestId: string): RequestSpan {
+  const parent = propagation.extract(context.active(), req.headers);
+  const span = tracer.startSpan(
+    req.method,
+    {
+      kind: SpanKind.SERVER,
+      attributes: { "http.request.method": req.method, "svc.request_id": requestId },
+    },
+    parent,
+  );
+  return {
+    span,
+    context: trace.isSpanContextValid(span.spanContext()) ? trace.setSpan(parent, span) : undefined,
+  };
+}
+
+/** Ends a request's span with its route template, status and caller kind. */
+export function endRequestSpan(
+  span: Span,
+  fields: { method: string; route: string; status: number; caller: string; aborted: boolean },
+): void {
+  if (!span.isRecording()) return;
+  span.updateName(`${fields.method} ${fields.route}`);
+  span.setAttributes({
+    "http.route": fields.route,
+    "http.response.status_code": fields.status,
+    "svc.caller": fields.caller,
+  });
+  if (fields.status >= 500 || fields.aborted) span.setStatus({ code: SpanStatusCode.ERROR });
+  span.end();
+}

@@ -1,0 +1,56 @@
+import { context as otelContext } from "@opentelemetry/api";
+import type { NextFunction, Request, RequestHandler, Response } from "express";
+import { accessLogEntry } from "./access-log.js";
+import { endRequestSpan, startRequestSpan } from "./http-span.js";
+import type { ServerLogger } from "./logger.js";
+import { runWithLogContext } from "./request-context.js";
+import { incomingRequestId, newRequestId } from "./request-id.js";
+
+/** Options of `requestLogging`. */
+export interface RequestLoggingOptions {
+  readonly logger: ServerLogger;
+  /** One `info` line per request (`SVC_ACCESS_LOG`). Default true. */
+  readonly accessLog?: boolean;
+  /** Whether a proxy in front is trusted (`SVC_TRUST_PROXY`): only then is its `X-Request-Id` kept. */
+  readonly trustProxy?: boolean;
+}
+
+/**
+ * The first middleware: gives the request its id (a trusted proxy's sane
+ * `X-Request-Id`, else a new one) and answers it as `X-Request-Id`; runs
+ * the rest of the request in its log context (every line logged meanwhile
+ * carries `requestId`) and its OpenTelemetry server span; when the
+ * response ends, writes the access log line and ends the span.
+ */
+export function requestLogging(options: RequestLoggingOptions): RequestHandler {
+  const { logger } = options;
+  const accessLog = options.accessLog !== false;
+  const trustProxy = options.trustProxy === true;
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const started = performance.now();
+    const requestId =
+      (trustProxy ? incomingRequestId(req.headers["x-request-id"]) : undefined) ?? newRequestId();
+    res.setHeader("X-Request-Id", requestId);
+    const logContext = { requestId };
+    const { span, context } = startRequestSpan(req, requestId);
+    const socketBytes = req.socket.bytesWritten;
+    // `close` comes once, after `finish` or when the client went away first.
+    res.once("close", () => {
+      const entry = accessLogEntry(
+        req,
+        res,
+        performance.now() - started,
+        req.socket.bytesWritten - socketBytes,
+      );
+      endRequestSpan(span, { ...entry, aborted: entry.aborted === true });
+      if (accessLog) {
+        runWithLogContext(logContext, () =>
+          logger.info(entry, `${entry.method} ${entry.route} ${entry.status}`),
+        );
+      }
+    });
+    runWithLogContext(logContext, () =>
+      context === undefined ? next() : otelContext.with(context, next),
+    );
+  };
+}
