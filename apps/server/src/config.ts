@@ -1,4 +1,6 @@
+import { statSync } from "node:fs";
 import { isIP } from "node:net";
+import { resolve } from "node:path";
 import { type AuthConfig, type EmailSettings, parseAuthConfig } from "@svc/auth-core";
 import { type BillingConfig, parseBillingConfig } from "@svc/billing";
 import { type FilesConfig, parseFilesConfig } from "@svc/files";
@@ -6,7 +8,6 @@ import { type OAuthProvider, parseOAuthConfig } from "@svc/oauth-providers";
 import { ConfigError } from "@svc/schema";
 import { z } from "zod";
 import { parseAppEmailConfig } from "./app-email.js";
-import { LOG_LEVELS, type LogFormat, type LogLevel } from "./logging/levels.js";
 
 export { ConfigError };
 
@@ -87,11 +88,6 @@ const variables = {
     .default(1024 * 1024),
   SVC_LIVE_MAX_CONNECTIONS_PER_USER: z.coerce.number().int().min(1).max(100_000).default(32),
   SVC_LIVE_MAX_CONNECTIONS_PER_IP: z.coerce.number().int().min(1).max(1_000_000).default(256),
-  SVC_LOG_LEVEL: z
-    .enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(", ")}` })
-    .default("info"),
-  SVC_LOG_FORMAT: z.enum(["json", "pretty"], { error: "must be json or pretty" }).optional(),
-  SVC_ACCESS_LOG: z.enum(["on", "off"], { error: "must be on or off" }).default("on"),
 } as const;
 
 type Variables = typeof variables;
@@ -145,17 +141,6 @@ export interface ServerConfig {
    * client address, an IPv6 /64 counting as one (`SVC_LIVE_MAX_CONNECTIONS_PER_IP`, default 256).
    */
   readonly live: { readonly maxConnectionsPerUser: number; readonly maxConnectionsPerIp: number };
-  /**
-   * The server's log: lowest level written (`SVC_LOG_LEVEL`, default
-   * `info`), `json` lines or `pretty` ones (`SVC_LOG_FORMAT`, default
-   * `pretty` in dev mode, else `json`), and one line per request
-   * (`SVC_ACCESS_LOG`, default on).
-   */
-  readonly logging: {
-    readonly level: LogLevel;
-    readonly format: LogFormat;
-    readonly accessLog: boolean;
-  };
   /** Sessions, sign-in flows, email, CAPTCHA, cookies and rate limits (@svc/auth-core). */
   readonly auth: AuthConfig;
   /**
@@ -201,30 +186,116 @@ function oauthBaseURL(vars: ParsedVariables): string | undefined {
 }
 
 /**
- * Parses the environment into a `ServerConfig`. Throws `ConfigError` naming
- * the first invalid variable, and refuses the combinations the spec forbids
- * outside dev mode (`SVC_CORS_ORIGIN=*`, no `SVC_ADMIN_TOKEN`).
+ * Several settings wrong at once: `problems` holds one `ConfigError` each,
+ * in the order found; `variable` is the first one's and `message` has one
+ * line per problem.
  */
-export function parseConfig(env: Readonly<Record<string, string | undefined>>): ServerConfig {
+export class ConfigErrors extends ConfigError {
+  readonly problems: readonly ConfigError[];
+
+  constructor(problems: readonly [ConfigError, ...ConfigError[]]) {
+    super(problems[0].variable, "");
+    this.message = problems.map((problem) => problem.message).join("\n");
+    this.problems = problems;
+  }
+}
+
+/** What `parseConfig` checks besides the environment's values. */
+export interface ParseConfigOptions {
+  /**
+   * Also refuse an `SVC_MANIFEST` that names no file, with the other
+   * problems (`svc-server` does, so a first `pnpm start` lists everything
+   * missing at once); default false, only the environment is read.
+   */
+  readonly checkManifest?: boolean;
+}
+
+/** The problem with the manifest path, when it names no file. */
+function manifestProblem(path: string, unset: boolean): ConfigError | undefined {
+  try {
+    if (statSync(path).isFile()) return undefined;
+  } catch {
+    // Missing or unreadable: said below.
+  }
+  return new ConfigError(
+    "SVC_MANIFEST",
+    `cannot read ${resolve(path)}: no such file${unset ? " (SVC_MANIFEST is unset, so svc.json in the working directory; set it to your app's manifest)" : ""}`,
+  );
+}
+
+/**
+ * Parses the environment into a `ServerConfig`, and refuses the
+ * combinations the spec forbids outside dev mode (`SVC_CORS_ORIGIN=*`, no
+ * `SVC_ADMIN_TOKEN`). Every problem is reported at once: one is thrown as
+ * the `ConfigError` naming its variable, several as a `ConfigErrors`
+ * holding them all (each variable of the server's own, and the first
+ * problem of each of auth, OAuth, billing, files and email).
+ */
+export function parseConfig(
+  env: Readonly<Record<string, string | undefined>>,
+  options: ParseConfigOptions = {},
+): ServerConfig {
+  const problems: ConfigError[] = [];
+  /**
+   * Runs one part of the parse; its `ConfigError` joins the others, once
+   * (auth and the app's email both read `SVC_EMAIL_*`).
+   */
+  const collect = <T>(parse: () => T): T | undefined => {
+    try {
+      return parse();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      if (!problems.some((problem) => problem.message === error.message)) problems.push(error);
+      return undefined;
+    }
+  };
   const parsed = {} as Record<string, unknown>;
   for (const [name, schema] of Object.entries(variables)) {
     const raw = env[name];
     const result = schema.safeParse(raw === "" && name !== "SVC_DEV_MODE" ? undefined : raw);
-    if (!result.success) {
-      throw new ConfigError(name, result.error.issues[0]?.message ?? "is invalid");
-    }
-    parsed[name] = result.data;
+    if (result.success) parsed[name] = result.data;
+    else problems.push(new ConfigError(name, result.error.issues[0]?.message ?? "is invalid"));
   }
   const vars = parsed as ParsedVariables;
-  if (!vars.SVC_DEV_MODE) {
-    if (vars.SVC_ADMIN_TOKEN === undefined) {
-      throw new ConfigError("SVC_ADMIN_TOKEN", "must be set outside dev mode (SVC_DEV_MODE=true)");
+  if (options.checkManifest === true && vars.SVC_MANIFEST !== undefined) {
+    const problem = manifestProblem(vars.SVC_MANIFEST, (env.SVC_MANIFEST ?? "") === "");
+    if (problem !== undefined) problems.push(problem);
+  }
+  // An invalid SVC_DEV_MODE says nothing of what was meant: no rule that depends on it.
+  if (vars.SVC_DEV_MODE === false) {
+    // (A token that is set but invalid was refused above.)
+    if ("SVC_ADMIN_TOKEN" in parsed && vars.SVC_ADMIN_TOKEN === undefined) {
+      problems.push(
+        new ConfigError("SVC_ADMIN_TOKEN", "must be set outside dev mode (SVC_DEV_MODE=true)"),
+      );
     }
     if (vars.SVC_CORS_ORIGIN?.includes("*")) {
-      throw new ConfigError("SVC_CORS_ORIGIN", "`*` is allowed only in dev mode");
+      problems.push(new ConfigError("SVC_CORS_ORIGIN", "`*` is allowed only in dev mode"));
     }
   }
+  const devMode = vars.SVC_DEV_MODE ?? false;
   const warnings: string[] = [];
+  const auth = collect(() => parseAuthConfig(env, { devMode, publicURL: vars.SVC_PUBLIC_URL }));
+  const oauth = collect(() =>
+    parseOAuthConfig(env, {
+      publicURL: oauthBaseURL(vars),
+      onWarning: (message) => warnings.push(message),
+    }),
+  );
+  const billing = collect(() => parseBillingConfig(env));
+  const files = collect(() => parseFilesConfig(env));
+  const email = collect(() => parseAppEmailConfig(env, { devMode }));
+  const [first, ...more] = problems;
+  if (first !== undefined) throw more.length === 0 ? first : new ConfigErrors([first, ...more]);
+  if (
+    auth === undefined ||
+    oauth === undefined ||
+    billing === undefined ||
+    files === undefined ||
+    email === undefined
+  ) {
+    throw new Error("unreachable: a part of the configuration failed without a problem");
+  }
   return {
     port: vars.SVC_PORT,
     host: vars.SVC_HOST,
@@ -249,19 +320,11 @@ export function parseConfig(env: Readonly<Record<string, string | undefined>>): 
       maxConnectionsPerUser: vars.SVC_LIVE_MAX_CONNECTIONS_PER_USER,
       maxConnectionsPerIp: vars.SVC_LIVE_MAX_CONNECTIONS_PER_IP,
     },
-    logging: {
-      level: vars.SVC_LOG_LEVEL,
-      format: vars.SVC_LOG_FORMAT ?? (vars.SVC_DEV_MODE ? "pretty" : "json"),
-      accessLog: vars.SVC_ACCESS_LOG === "on",
-    },
-    auth: parseAuthConfig(env, { devMode: vars.SVC_DEV_MODE, publicURL: vars.SVC_PUBLIC_URL }),
-    oauth: parseOAuthConfig(env, {
-      publicURL: oauthBaseURL(vars),
-      onWarning: (message) => warnings.push(message),
-    }),
-    billing: parseBillingConfig(env),
-    files: parseFilesConfig(env),
-    email: parseAppEmailConfig(env, { devMode: vars.SVC_DEV_MODE }),
+    auth,
+    oauth,
+    billing,
+    files,
+    email,
     warnings,
   };
 }

@@ -8,11 +8,11 @@ const SHUTDOWN_FALLBACK_MS = 3000;
 
 /**
  * The `svc-server` command: configuration comes only from the environment.
- * A configuration problem prints one line naming the variable and exits 1.
+ * Configuration problems print one line each, naming the variable, and exit 1.
  */
 async function main(): Promise<void> {
   try {
-    const config = parseConfig(process.env);
+    const config = parseConfig(process.env, { checkManifest: true });
     const server = await startServer(config);
     // SIGTERM ends the process without an in-process drain (the spec's
     // contract: drain at the load balancer); the databases are
@@ -28,7 +28,7 @@ async function main(): Promise<void> {
       stopping = true;
       void server
         .close({ drainSeconds: 0 })
-        .catch((error: unknown) => server.logger.error({ err: error }, "svc: shutdown failed"))
+        .catch((error: unknown) => console.error("svc: shutdown:", error))
         .finally(() => process.exit(0));
       // A close that hangs (a database that does not answer) must not keep the process.
       setTimeout(() => process.exit(0), SHUTDOWN_FALLBACK_MS).unref();
@@ -36,34 +36,33 @@ async function main(): Promise<void> {
     process.once("SIGTERM", stop);
     process.once("SIGINT", stop);
     // Announce only once the handlers are in place: whoever waits for this
-    // line may signal at once. Through the log (a JSON line in production,
-    // a readable one in dev mode); the message keeps the address as text.
-    const { logger } = server;
-    logger.info(
-      { url: server.url },
+    // line may signal at once.
+    console.log(
       `svc: ${server.manifest.name} listening on ${server.url}${config.devMode ? " (dev mode)" : ""}`,
     );
     if (server.adminTokenFile !== undefined) {
-      logger.info(`svc: admin token in ${relative(process.cwd(), server.adminTokenFile)}`);
+      console.log(`svc: admin token in ${relative(process.cwd(), server.adminTokenFile)}`);
     }
-    logger.info(`svc: agent API at ${server.url}/agent/v1/docs, MCP at ${server.url}/mcp`);
+    console.log(`svc: agent API at ${server.url}/agent/v1/docs, MCP at ${server.url}/mcp`);
     const sidePort = (port: number) => server.url.replace(/:\d+$/, `:${port}`);
     const { ws, events, shards } = server.livePorts;
-    logger.info(
+    console.log(
       `svc: live sync at ${server.url}/ws, /events and /shard/<room> (also on ports ${ws}, ${events} and ${shards}: ${sidePort(ws).replace(/^http/, "ws")}/ws, ${sidePort(events)}/events, ${sidePort(shards).replace(/^http/, "ws")}/shard/<room>)`,
     );
-    for (const warning of server.warnings) logger.warn(`svc: warning: ${warning}`);
+    for (const warning of server.warnings) console.warn(`svc: warning: ${warning}`);
   } catch (error) {
     // Every boot problem svc itself detects (configuration, manifest,
     // policies, function files, cron schedules, migrations) carries a code
     // and a message written for the operator: print that one line, code
     // first (as the CLI commands do), so the docs' error tables can be
     // searched for it. Anything else is a bug or an environment failure,
-    // printed whole. Plain lines on stderr, not the log: the log's settings
-    // may be what failed, and whoever reads a failed boot is a person.
+    // printed whole.
     const code = (error as { code?: unknown } | null)?.code;
     if (error instanceof ConfigError) {
-      console.error(`svc: invalid configuration: ${error.message}`);
+      // One line per problem: every setting to fix, at once.
+      for (const line of error.message.split("\n")) {
+        console.error(`svc: invalid configuration: ${line}`);
+      }
     } else if (error instanceof Error && typeof code === "string") {
       console.error(`svc: ${code}: ${error.message.replaceAll("\n", " ")}`);
     } else {

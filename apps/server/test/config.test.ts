@@ -1,6 +1,8 @@
+import { writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, parseConfig } from "../src/config.js";
-import { startTestServer } from "./fixtures.js";
+import { ConfigError, ConfigErrors, parseConfig } from "../src/config.js";
+import { startTestServer, tempDir } from "./fixtures.js";
 
 const token = "f".repeat(128);
 
@@ -124,6 +126,105 @@ describe("parseConfig", () => {
     expect(config.warnings[0]).not.toContain("\n");
     expect(config.warnings[0]).not.toContain("Iv1.abc");
     expect(config.warnings[0]).not.toContain("shh");
+  });
+});
+
+/** Every problem `parseConfig` reports, as `variable: message` lines. */
+function problemsOf(
+  env: Record<string, string>,
+  options?: Parameters<typeof parseConfig>[1],
+): string[] {
+  try {
+    parseConfig(env, options);
+  } catch (error) {
+    if (error instanceof ConfigErrors) return error.problems.map((problem) => problem.message);
+    if (error instanceof ConfigError) return [error.message];
+    throw error;
+  }
+  return [];
+}
+
+// Regression: each attempt named only the first bad setting, so a first
+// production boot took one try per missing variable.
+describe("parseConfig with several problems", () => {
+  it("reports every one at once, in one ConfigErrors with a line each", () => {
+    const env = {
+      SVC_PORT: "http",
+      SVC_PUBLIC_URL: "nope",
+      SVC_CORS_ORIGIN: "*",
+      SVC_COOKIE_SAME_SITE: "sometimes",
+      SVC_FILES_PROVIDER: "s3",
+    };
+    let thrown: unknown;
+    try {
+      parseConfig(env);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ConfigErrors);
+    // Still a ConfigError naming the first variable, for callers that know only one.
+    expect(thrown).toBeInstanceOf(ConfigError);
+    const errors = thrown as ConfigErrors;
+    expect(errors.variable).toBe("SVC_PORT");
+    expect(errors.problems.map((problem) => problem.variable)).toEqual([
+      "SVC_PORT",
+      "SVC_PUBLIC_URL",
+      "SVC_ADMIN_TOKEN",
+      "SVC_CORS_ORIGIN",
+      "SVC_COOKIE_SAME_SITE",
+      "SVC_S3_BUCKET",
+    ]);
+    expect(errors.message.split("\n")).toEqual(errors.problems.map((problem) => problem.message));
+  });
+
+  it("throws a single problem as the plain ConfigError", () => {
+    let thrown: unknown;
+    try {
+      parseConfig({ SVC_ADMIN_TOKEN: token, SVC_PORT: "http" });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ConfigError);
+    expect(thrown).not.toBeInstanceOf(ConfigErrors);
+  });
+
+  it.each([
+    [
+      "a short admin token is not also called unset",
+      { SVC_ADMIN_TOKEN: "short" },
+      ["SVC_ADMIN_TOKEN: must be at least 64 characters (use 64 random bytes as hex)"],
+    ],
+    [
+      "a bad email provider, read by auth and by ctx.email, is named once",
+      { SVC_ADMIN_TOKEN: token, SVC_EMAIL_PROVIDER: "carrier-pigeon" },
+      [expect.stringMatching(/^SVC_EMAIL_PROVIDER: /)],
+    ],
+    [
+      "an invalid SVC_DEV_MODE adds no rule that depends on it",
+      { SVC_DEV_MODE: "maybe", SVC_CORS_ORIGIN: "*" },
+      [expect.stringMatching(/^SVC_DEV_MODE: /)],
+    ],
+  ])("%s", (_label, env, expected) => {
+    expect(problemsOf(env)).toEqual(expected);
+  });
+
+  it("with checkManifest, names a manifest path with no file beside the other problems", () => {
+    expect(problemsOf({}, { checkManifest: true })).toEqual([
+      `SVC_MANIFEST: cannot read ${resolve("svc.json")}: no such file (SVC_MANIFEST is unset, so svc.json in the working directory; set it to your app's manifest)`,
+      "SVC_ADMIN_TOKEN: must be set outside dev mode (SVC_DEV_MODE=true)",
+    ]);
+    using dir = tempDir();
+    const missing = join(dir.path, "app", "svc.json");
+    expect(
+      problemsOf({ SVC_MANIFEST: missing, SVC_DEV_MODE: "true" }, { checkManifest: true }),
+    ).toEqual([`SVC_MANIFEST: cannot read ${missing}: no such file`]);
+    const present = join(dir.path, "svc.json");
+    writeFileSync(present, "{}");
+    expect(
+      problemsOf({ SVC_MANIFEST: present, SVC_DEV_MODE: "true" }, { checkManifest: true }),
+    ).toEqual([]);
+    // Without the option only the environment is read.
+    expect(problemsOf({ SVC_MANIFEST: missing, SVC_DEV_MODE: "true" })).toEqual([]);
   });
 });
 
