@@ -8,6 +8,7 @@ import { type OAuthProvider, parseOAuthConfig } from "@svc/oauth-providers";
 import { ConfigError } from "@svc/schema";
 import { z } from "zod";
 import { parseAppEmailConfig } from "./app-email.js";
+import { LOG_LEVELS, type LogFormat, type LogLevel } from "./logging/levels.js";
 
 export { ConfigError };
 
@@ -88,6 +89,11 @@ const variables = {
     .default(1024 * 1024),
   SVC_LIVE_MAX_CONNECTIONS_PER_USER: z.coerce.number().int().min(1).max(100_000).default(32),
   SVC_LIVE_MAX_CONNECTIONS_PER_IP: z.coerce.number().int().min(1).max(1_000_000).default(256),
+  SVC_LOG_LEVEL: z
+    .enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(", ")}` })
+    .default("info"),
+  SVC_LOG_FORMAT: z.enum(["json", "pretty"], { error: "must be json or pretty" }).optional(),
+  SVC_ACCESS_LOG: z.enum(["on", "off"], { error: "must be on or off" }).default("on"),
 } as const;
 
 type Variables = typeof variables;
@@ -141,6 +147,17 @@ export interface ServerConfig {
    * client address, an IPv6 /64 counting as one (`SVC_LIVE_MAX_CONNECTIONS_PER_IP`, default 256).
    */
   readonly live: { readonly maxConnectionsPerUser: number; readonly maxConnectionsPerIp: number };
+  /**
+   * The server's log: lowest level written (`SVC_LOG_LEVEL`, default
+   * `info`), `json` lines or `pretty` ones (`SVC_LOG_FORMAT`, default
+   * `pretty` in dev mode, else `json`), and one line per request
+   * (`SVC_ACCESS_LOG`, default on).
+   */
+  readonly logging: {
+    readonly level: LogLevel;
+    readonly format: LogFormat;
+    readonly accessLog: boolean;
+  };
   /** Sessions, sign-in flows, email, CAPTCHA, cookies and rate limits (@svc/auth-core). */
   readonly auth: AuthConfig;
   /**
@@ -319,6 +336,11 @@ export function parseConfig(
     live: {
       maxConnectionsPerUser: vars.SVC_LIVE_MAX_CONNECTIONS_PER_USER,
       maxConnectionsPerIp: vars.SVC_LIVE_MAX_CONNECTIONS_PER_IP,
+    },
+    logging: {
+      level: vars.SVC_LOG_LEVEL,
+      format: vars.SVC_LOG_FORMAT ?? (vars.SVC_DEV_MODE ? "pretty" : "json"),
+      accessLog: vars.SVC_ACCESS_LOG === "on",
     },
     auth,
     oauth,

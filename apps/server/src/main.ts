@@ -28,7 +28,7 @@ async function main(): Promise<void> {
       stopping = true;
       void server
         .close({ drainSeconds: 0 })
-        .catch((error: unknown) => console.error("svc: shutdown:", error))
+        .catch((error: unknown) => server.logger.error({ err: error }, "svc: shutdown failed"))
         .finally(() => process.exit(0));
       // A close that hangs (a database that does not answer) must not keep the process.
       setTimeout(() => process.exit(0), SHUTDOWN_FALLBACK_MS).unref();
@@ -36,27 +36,31 @@ async function main(): Promise<void> {
     process.once("SIGTERM", stop);
     process.once("SIGINT", stop);
     // Announce only once the handlers are in place: whoever waits for this
-    // line may signal at once.
-    console.log(
+    // line may signal at once. Through the log (a JSON line in production,
+    // a readable one in dev mode); the message keeps the address as text.
+    const { logger } = server;
+    logger.info(
+      { url: server.url },
       `svc: ${server.manifest.name} listening on ${server.url}${config.devMode ? " (dev mode)" : ""}`,
     );
     if (server.adminTokenFile !== undefined) {
-      console.log(`svc: admin token in ${relative(process.cwd(), server.adminTokenFile)}`);
+      logger.info(`svc: admin token in ${relative(process.cwd(), server.adminTokenFile)}`);
     }
-    console.log(`svc: agent API at ${server.url}/agent/v1/docs, MCP at ${server.url}/mcp`);
+    logger.info(`svc: agent API at ${server.url}/agent/v1/docs, MCP at ${server.url}/mcp`);
     const sidePort = (port: number) => server.url.replace(/:\d+$/, `:${port}`);
     const { ws, events, shards } = server.livePorts;
-    console.log(
+    logger.info(
       `svc: live sync at ${server.url}/ws, /events and /shard/<room> (also on ports ${ws}, ${events} and ${shards}: ${sidePort(ws).replace(/^http/, "ws")}/ws, ${sidePort(events)}/events, ${sidePort(shards).replace(/^http/, "ws")}/shard/<room>)`,
     );
-    for (const warning of server.warnings) console.warn(`svc: warning: ${warning}`);
+    for (const warning of server.warnings) logger.warn(`svc: warning: ${warning}`);
   } catch (error) {
     // Every boot problem svc itself detects (configuration, manifest,
     // policies, function files, cron schedules, migrations) carries a code
     // and a message written for the operator: print that one line, code
     // first (as the CLI commands do), so the docs' error tables can be
     // searched for it. Anything else is a bug or an environment failure,
-    // printed whole.
+    // printed whole. Plain lines on stderr, not the log: the log's settings
+    // may be what failed, and whoever reads a failed boot is a person.
     const code = (error as { code?: unknown } | null)?.code;
     if (error instanceof ConfigError) {
       // One line per problem: every setting to fix, at once.
