@@ -1,4 +1,10 @@
-import { type EntityDef, findEntity, type Manifest, ownerField } from "@svc/schema";
+import {
+  checkFieldValue,
+  type EntityDef,
+  findEntity,
+  type Manifest,
+  ownerField,
+} from "@svc/schema";
 import { idForName } from "../access-tests/rows.js";
 import type { Condition, PolicyAuth, PolicyRow } from "../condition.js";
 import type { PolicyAction } from "../errors.js";
@@ -6,6 +12,9 @@ import { type ExistsLookupCondition, evaluateRule } from "../evaluate.js";
 import type { PolicyTables } from "../table-lookup.js";
 import type { PolicyValue } from "../values.js";
 import { defaultRow, type FieldPools } from "./domain.js";
+
+/** Field kinds whose values a lookup's value may not fit (ids and text are stored as given). */
+const CHECKED_KINDS = new Set(["int", "float", "bool", "enum"]);
 
 /** Candidates searched per entity and action unless told otherwise. */
 export const DEFAULT_SEARCH_BOUND = 20_000;
@@ -127,13 +136,27 @@ function existsRequests(
 function worlds(
   manifest: Manifest,
   requests: readonly { entity: string; conditions: readonly ExistsLookupCondition[] }[],
+  target: { readonly entity: string; readonly row: PolicyRow | undefined },
 ): PolicyTables[] {
-  const rows = requests.map((request, i) => {
+  // A lookup no stored row could meet (0.5 in an int column, a value outside an enum) stays false.
+  const storable = requests.filter((request) => {
+    const entity = findEntity(manifest, request.entity);
+    return request.conditions.every(({ field, value }) => {
+      const def = entity?.fields.find((candidate) => candidate.name === field);
+      if (def === undefined || value === null || !CHECKED_KINDS.has(def.type)) return true;
+      return checkFieldValue(def, value).ok;
+    });
+  });
+  const rows = storable.map((request, i) => {
     const entity = findEntity(manifest, request.entity);
     const row: Record<string, unknown> = entity === undefined ? {} : defaultRow(entity);
     row.id = idForName(`world/${i}/${requestKey(request.entity, request.conditions)}`);
-    for (const { field, value } of request.conditions) row[field] = value;
-    return { entity: request.entity, row };
+    const pinned = new Map<string, unknown>();
+    for (const { field, value } of request.conditions) {
+      row[field] = value;
+      pinned.set(field, value);
+    }
+    return { entity: request.entity, row, pinned };
   });
   let choices: number[][];
   if (rows.length <= 3) {
@@ -143,17 +166,57 @@ function worlds(
   } else {
     choices = [[], ...rows.map((_, i) => [i]), rows.map((_, i) => i)];
   }
-  return choices.map((choice) => {
-    const tables: Record<string, PolicyRow[]> = {};
-    for (const i of choice) {
-      const item = rows[i];
-      if (item === undefined) continue;
-      const table = tables[item.entity] ?? [];
-      table.push(item.row);
-      tables[item.entity] = table;
+  const out: PolicyTables[] = [];
+  for (const choice of choices) {
+    const world = buildWorld(
+      choice.map((i) => rows[i]).filter((item) => item !== undefined),
+      target,
+    );
+    if (world !== null) out.push(world);
+  }
+  return out;
+}
+
+/**
+ * One world from the chosen lookup rows. A row whose lookup pins `id` is
+ * that record: two such rows of one entity and id are one row (merged, or
+ * the world cannot exist when they pin a field to different values), and
+ * one with the target's id is the target itself (dropped when the target
+ * meets it, else the world cannot exist). Returns null for a world no
+ * database could hold.
+ */
+function buildWorld(
+  chosen: readonly { entity: string; row: Record<string, unknown>; pinned: Map<string, unknown> }[],
+  target: { readonly entity: string; readonly row: PolicyRow | undefined },
+): PolicyTables | null {
+  const tables: Record<string, Record<string, unknown>[]> = {};
+  const byId = new Map<string, { row: Record<string, unknown>; pinned: Map<string, unknown> }>();
+  for (const { entity, row, pinned } of chosen) {
+    if (!pinned.has("id")) {
+      tables[entity] = [...(tables[entity] ?? []), row];
+      continue;
     }
-    return tables;
-  });
+    const id = String(pinned.get("id"));
+    if (entity === target.entity && target.row !== undefined && String(target.row.id) === id) {
+      const stored = target.row;
+      if ([...pinned].some(([field, value]) => (stored[field] ?? null) !== value)) return null;
+      continue;
+    }
+    const key = `${entity}\u0000${id}`;
+    const same = byId.get(key);
+    if (same === undefined) {
+      const merged = { row: { ...row }, pinned: new Map(pinned) };
+      byId.set(key, merged);
+      tables[entity] = [...(tables[entity] ?? []), merged.row];
+      continue;
+    }
+    for (const [field, value] of pinned) {
+      if (same.pinned.has(field) && same.pinned.get(field) !== value) return null;
+      same.pinned.set(field, value);
+      same.row[field] = value;
+    }
+  }
+  return tables;
 }
 
 /** The target rows of a caller-and-row index: what the action reads. */
@@ -236,7 +299,10 @@ export function* searchCandidates(
         ? { ...target, data: { ...target.data, [owner]: auth.userId } }
         : target;
     tried += 1;
-    for (const world of worlds(space.manifest, existsRequests(space, { auth, ...stamped }))) {
+    for (const world of worlds(space.manifest, existsRequests(space, { auth, ...stamped }), {
+      entity: entity.name,
+      row: target.existing,
+    })) {
       candidates += 1;
       update();
       yield { auth, entity: entity.name, action, world, ...target };

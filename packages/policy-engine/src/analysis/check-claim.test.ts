@@ -93,6 +93,32 @@ describe.each(testDatabases())(
       );
     });
 
+    it.each([
+      // Two lookups pinning one List id made two rows with that id (a primary key violation).
+      [
+        "delete",
+        "exists(List where id == data.listId && archived == data.done) && exists(List where id == data.listId && archived == true)",
+        "exists(Member where listId == existing.listId && userId == auth.userId)",
+      ],
+      // A lookup pinning an int column to a float (0.5) made a row no database holds.
+      [
+        "delete",
+        "data.title == ''",
+        "exists(Todo where ownerId == existing.ownerId && rank == existing.score)",
+      ],
+    ])(
+      "builds only stored rows a database could hold (regression, %s)",
+      async (action, read, rule) => {
+        const policies = compilePolicies(
+          fixtureManifest([{ name: "p", entity: "Todo", allowRead: read, allowDelete: rule }]),
+        );
+        const report = await checkClaim(policies, `Todo.${action}: true`, {
+          databases: [opened.database],
+        });
+        expect(report.sql[0]?.disagreements).toBe(0);
+      },
+    );
+
     it("reports a compiler disagreement", async () => {
       const broken = { ...opened.database, db: opened.database.db.withPlugin(brokenCompiler) };
       const report = await checkClaim(compiled, "Todo.read: auth.userId == data.ownerId", {
