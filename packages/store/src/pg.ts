@@ -1,7 +1,7 @@
 import { CompiledQuery, Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import type { EntityTables, StoreDatabase } from "./database.js";
-import { nameRepeatedWrites } from "./pg-named-statements.js";
+import { speedUpClients } from "./pg-client-speedups.js";
 
 /** Options of `openPostgres`. */
 export interface PostgresOptions {
@@ -88,7 +88,7 @@ function pooled(
   // An idle connection dropped by the server emits "error" on the pool; without a
   // listener that would crash the process. The next query reports the failure.
   pool.on("error", () => {});
-  nameRepeatedWrites(pool);
+  speedUpClients(pool);
   const db = new Kysely<EntityTables>({
     dialect: new PostgresDialect({
       pool,

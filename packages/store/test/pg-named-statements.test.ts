@@ -94,3 +94,109 @@ describe.skipIf(postgres === undefined)("named write statements on Postgres", ()
     expect(count.rows[0]?.count).toBe(MAX_NAMED_STATEMENTS + 20);
   });
 });
+
+// A transaction's `begin` travels with its first statement (one round trip
+// fewer per transaction). These check that every transaction still is one:
+// invisible to others until it commits, gone after a rollback or an error.
+describe.skipIf(postgres === undefined)("begin sent with the first statement on Postgres", () => {
+  let target: Extract<TestDatabaseTarget, { dialect: "postgres" }>;
+  let opened: ReturnType<typeof openPostgres>;
+  let db: Kysely<Record<string, Record<string, unknown>>>;
+  let other: ReturnType<typeof openPostgres>;
+
+  beforeEach(async () => {
+    target = (await postgres?.create()) as typeof target;
+    opened = openPostgres(target.url, { max: 2, readMax: 0 });
+    other = openPostgres(target.url, { max: 1, readMax: 0 });
+    db = opened.db as unknown as typeof db;
+    await sql`create table notes (id integer primary key, body text)`.execute(db);
+  });
+
+  afterEach(async () => {
+    await opened.close();
+    await other.close();
+    if (target !== undefined) await postgres?.destroy(target);
+  });
+
+  const visibleElsewhere = async (): Promise<number[]> =>
+    (await sql<{ id: number }>`select id from notes order by id`.execute(other.db)).rows.map(
+      (row) => row.id,
+    );
+
+  it("keeps a transaction's first write from others until it commits", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let inserted!: () => void;
+    const written = new Promise<void>((resolve) => {
+      inserted = resolve;
+    });
+    const transaction = db.transaction().execute(async (trx) => {
+      await trx.insertInto("notes").values({ id: 1, body: "a" }).execute();
+      inserted();
+      await held;
+      await trx.insertInto("notes").values({ id: 2, body: "b" }).execute();
+    });
+    await written;
+    expect(await visibleElsewhere()).toEqual([]);
+    release();
+    await transaction;
+    expect(await visibleElsewhere()).toEqual([1, 2]);
+  });
+
+  it("leaves nothing after a rollback, and nothing after a failed first statement", async () => {
+    await expect(
+      db.transaction().execute(async (trx) => {
+        await trx.insertInto("notes").values({ id: 1, body: "a" }).execute();
+        throw new Error("changed my mind");
+      }),
+    ).rejects.toThrow("changed my mind");
+    await db.insertInto("notes").values({ id: 5, body: "e" }).execute();
+    await expect(
+      db.transaction().execute(async (trx) => {
+        // The first statement fails (duplicate key): nothing else may land.
+        await trx.insertInto("notes").values({ id: 5, body: "again" }).execute();
+      }),
+    ).rejects.toMatchObject({ code: "23505" });
+    expect(await visibleElsewhere()).toEqual([5]);
+    // The connections are fine afterwards.
+    await db.transaction().execute(async (trx) => {
+      await trx.insertInto("notes").values({ id: 6, body: "f" }).execute();
+    });
+    expect(await visibleElsewhere()).toEqual([5, 6]);
+  });
+
+  it("reads its own writes, and runs an empty transaction", async () => {
+    await db.transaction().execute(async () => undefined);
+    const seen = await db.transaction().execute(async (trx) => {
+      const before = await trx.selectFrom("notes").select("id").execute();
+      await trx.insertInto("notes").values({ id: 3, body: "c" }).execute();
+      const after = await trx.selectFrom("notes").select("id").execute();
+      return { before: before.length, after: after.length };
+    });
+    expect(seen).toEqual({ before: 0, after: 1 });
+  });
+
+  it("holds a row lock taken by the first statement until the end", async () => {
+    await db.insertInto("notes").values({ id: 1, body: "a" }).execute();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let locked!: () => void;
+    const lockTaken = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    const holder = db.transaction().execute(async (trx) => {
+      await trx.selectFrom("notes").selectAll().where("id", "=", 1).forUpdate().execute();
+      locked();
+      await held;
+    });
+    await lockTaken;
+    const noWait = sql`select id from notes where id = 1 for update nowait`.execute(other.db);
+    await expect(noWait).rejects.toMatchObject({ code: "55P03" });
+    release();
+    await holder;
+  });
+});
