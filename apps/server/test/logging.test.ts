@@ -99,7 +99,7 @@ async function accessLine(server: LoggedServer, requestId: string): Promise<LogL
   throw new Error(`no access log line for ${requestId}: ${server.log.raw.join("")}`);
 }
 
-describe.each(testDatabases())("logs on $dialect", (database) => {
+describe.each(testDatabases())("logs on $name", (database) => {
   const dir = tempDir();
   let target: TestDatabaseTarget;
   let server: LoggedServer;

@@ -1,3 +1,4 @@
+import type { Span } from "@opentelemetry/api";
 import { adminAuth, type Store } from "@svc/store";
 import type { Kysely } from "kysely";
 import { userOfCustomer } from "./customers.js";
@@ -8,6 +9,7 @@ import { verifyWebhookSignature } from "./signature.js";
 import { subscriptionFromEvent } from "./subscription-event.js";
 import { applySubscription } from "./subscriptions.js";
 import type { BillingTables } from "./tables.js";
+import { withSpan } from "./tracing.js";
 
 /**
  * Runs for each newly recorded event, after it (and the entitlement change
@@ -88,10 +90,20 @@ async function runHook(
  * with the subscription state it carries, in one transaction; then the
  * hook runs. A redelivery is acknowledged and nothing else happens.
  */
-export async function receiveWebhook(
+export function receiveWebhook(
   deps: WebhookDeps,
   raw: Uint8Array,
   signature: string | undefined,
+): Promise<{ received: true }> {
+  // One `billing.webhook` span per delivery, with the event's type once verified.
+  return withSpan("billing.webhook", {}, (span) => receiveInSpan(deps, raw, signature, span));
+}
+
+async function receiveInSpan(
+  deps: WebhookDeps,
+  raw: Uint8Array,
+  signature: string | undefined,
+  span: Span,
 ): Promise<{ received: true }> {
   if (deps.apiKey === undefined) throw new BillingError("PAYMENT_NOT_CONFIGURED");
   if (deps.webhookSecret === undefined) throw new BillingError("WEBHOOK_NOT_CONFIGURED");
@@ -106,6 +118,7 @@ export async function receiveWebhook(
   const parsed = parseEvent(raw);
   if (parsed === null) throw new BillingError("WEBHOOK_INVALID");
   const { event, text } = parsed;
+  span.setAttribute("svc.billing.event_type", event.type);
   const outcome = await deps.store.frameworkTransaction(adminAuth, async (tx) => {
     const db = tx.db as unknown as Kysely<BillingTables>;
     const inserted = await recordEvent(db, {
@@ -130,6 +143,7 @@ export async function receiveWebhook(
   });
   if (outcome.changed) await deps.onSubscriptionChange?.(outcome.userId);
   const isNew = outcome.isNew;
+  span.setAttribute("svc.billing.redelivery", !isNew);
   if (isNew && deps.onEvent !== undefined) await runHook(deps, event, false);
   return { received: true };
 }

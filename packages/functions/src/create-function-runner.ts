@@ -25,6 +25,7 @@ import {
   type ScheduleTarget,
 } from "./scheduler.js";
 import { toJSONResult } from "./to-json-result.js";
+import { withSpan } from "./tracing.js";
 import { type ArgsValidator, createArgsValidator } from "./validate-args.js";
 
 /** What a function runner needs. */
@@ -255,13 +256,16 @@ export function createFunctionRunner(options: FunctionRunnerOptions): FunctionRu
         message: `Function ${name} is a ${entry.definition.type}, not a ${expected}.`,
       });
     }
-    checkAccess(entry.definition, auth);
-    const args = entry.validate(rawArgs);
-    try {
-      return await execute(entry, args, auth, around);
-    } catch (error) {
-      throw toClientError(error, name);
-    }
+    const attributes = { "svc.function.name": name, "svc.function.type": entry.definition.type };
+    return withSpan(`function ${name}`, attributes, async () => {
+      checkAccess(entry.definition, auth);
+      const args = entry.validate(rawArgs);
+      try {
+        return await execute(entry, args, auth, around);
+      } catch (error) {
+        throw toClientError(error, name);
+      }
+    });
   }
 
   async function execute(
@@ -332,23 +336,26 @@ export function createFunctionRunner(options: FunctionRunnerOptions): FunctionRu
       let scheduled = false;
       const outbox = createEmailOutbox(options.email);
       const log = createFunctionLog(logSink, name);
+      const attributes = { "svc.function.name": name, "svc.function.type": "hook" };
       try {
-        await store.frameworkTransaction(adminAuth, async ({ entities: db, db: trx }) => {
-          await definition.handler(
-            {
-              auth: adminAuth,
-              db,
-              error: raiseError,
-              log,
-              requireMember: requireMemberFor(adminAuth),
-              scheduler: schedulerFor(adminAuth, trx, () => {
-                scheduled = true;
-              }),
-              email: outbox.context,
-            },
-            input,
-          );
-        });
+        await withSpan(`function ${name}`, attributes, () =>
+          store.frameworkTransaction(adminAuth, async ({ entities: db, db: trx }) => {
+            await definition.handler(
+              {
+                auth: adminAuth,
+                db,
+                error: raiseError,
+                log,
+                requireMember: requireMemberFor(adminAuth),
+                scheduler: schedulerFor(adminAuth, trx, () => {
+                  scheduled = true;
+                }),
+                email: outbox.context,
+              },
+              input,
+            );
+          }),
+        );
       } catch (error) {
         throw toClientError(error, name);
       }

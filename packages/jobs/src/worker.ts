@@ -3,6 +3,7 @@ import { hostname } from "node:os";
 import { type CronEntry, createCronScheduler } from "./cron.js";
 import type { Job } from "./job.js";
 import type { JobQueue } from "./queue.js";
+import { withSpan } from "./tracing.js";
 
 /** The timer functions a worker uses; inject fakes to drive it in tests. */
 export interface WorkerTimers {
@@ -141,7 +142,12 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
     try {
       let failure: { error: unknown } | undefined;
       try {
-        await options.run(job);
+        // Each run is the root of its own trace (no request is waiting for it).
+        await withSpan(
+          `job ${job.name}`,
+          { "svc.job.id": job.id, "svc.job.name": job.name, "svc.job.attempt": job.attempts },
+          () => options.run(job),
+        );
       } catch (error) {
         failure = { error };
       }

@@ -9,6 +9,7 @@ import {
 import type { AuthContext, Manifest } from "@svc/schema";
 import { type Expression, type SqlBool, sql } from "kysely";
 import type { EntityModel } from "./entity-model.js";
+import { withSpan } from "./tracing.js";
 import type { Row } from "./types.js";
 
 // The one place that decides who may read and write what, from the
@@ -76,21 +77,43 @@ export function createAccessControl(manifest: Manifest): AccessControl {
       if (filter === "none") return noRows;
       return filter;
     },
-    async checkWrite({ auth, entity, op, data, existing }, resolveExists) {
-      if (auth.isAdmin) return allowed;
-      const verdict = await checkAccess(
-        compiled,
-        {
-          entity: entity.name,
-          action: op,
-          auth,
-          ...(data !== null && { data }),
-          ...(existing !== null && { existing }),
-        },
-        resolveExists,
-      );
-      if (verdict.allowed) return allowed;
-      return { allowed: false, message: `The ${entity.name} policies do not allow this ${op}.` };
+    checkWrite({ auth, entity, op, data, existing }, resolveExists) {
+      if (auth.isAdmin) return Promise.resolve(allowed);
+      const attributes = {
+        "svc.entity": entity.name,
+        "svc.policy.action": op,
+        "svc.policy.stage": "row",
+      };
+      return withSpan("policy.check", attributes, async (span) => {
+        const decision = await checkRow(
+          compiled,
+          { auth, entity, op, data, existing },
+          resolveExists,
+        );
+        span.setAttribute("svc.policy.allowed", decision.allowed);
+        return decision;
+      });
     },
   };
+}
+
+/** The row-level verdict of the compiled policies on one write. */
+async function checkRow(
+  compiled: CompiledPolicies,
+  { auth, entity, op, data, existing }: WriteCheck,
+  resolveExists: ExistsResolver,
+): Promise<AccessDecision> {
+  const verdict = await checkAccess(
+    compiled,
+    {
+      entity: entity.name,
+      action: op,
+      auth,
+      ...(data !== null && { data }),
+      ...(existing !== null && { existing }),
+    },
+    resolveExists,
+  );
+  if (verdict.allowed) return allowed;
+  return { allowed: false, message: `The ${entity.name} policies do not allow this ${op}.` };
 }

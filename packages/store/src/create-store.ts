@@ -15,6 +15,7 @@ import { migrateDatabase } from "./migrate.js";
 import { checkId } from "./prepare-write.js";
 import { authorize, findModel, type OperationContext, selectPage, selectRow } from "./read-ops.js";
 import { probeStorage } from "./storage-probe.js";
+import { withSpan } from "./tracing.js";
 import type {
   BeforeDeleteHook,
   ChangeEvent,
@@ -138,17 +139,34 @@ async function guarded<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * `guarded` inside a `store.<kind>` span naming the entity (only one the
+ * manifest declares: a caller's made-up name is not copied into traces).
+ */
+function statement<T>(
+  ctx: OperationContext,
+  kind: "get" | "query" | "insert" | "update" | "delete",
+  entity: string,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const attributes = {
+    "db.system.name": ctx.dialect === "postgres" ? "postgresql" : "sqlite",
+    "svc.entity": ctx.models.has(entity) ? entity : "unknown",
+  };
+  return withSpan(`store.${kind}`, attributes, () => guarded(fn));
+}
+
 function createReader(ctx: OperationContext, assertOpen: () => void): EntityReader {
   return {
     get: (entity, id) =>
-      guarded(async () => {
+      statement(ctx, "get", entity, async () => {
         assertOpen();
         const model = findModel(ctx, entity);
         const filter = authorize(ctx, model, "read");
         return selectRow(ctx, model, checkId(id), filter);
       }),
     query: (entity, options) =>
-      guarded(async () => {
+      statement(ctx, "query", entity, async () => {
         assertOpen();
         const model = findModel(ctx, entity);
         return selectPage(ctx, model, options, authorize(ctx, model, "read"));
@@ -178,21 +196,21 @@ function createWriter(ctx: WriteContext, isOpen: () => boolean): EntityWriter {
     query: (entity, options) => serial(() => reader.query(entity, options)),
     insert: (entity, data) =>
       serial(() =>
-        guarded(async () => {
+        statement(ctx, "insert", entity, async () => {
           assertOpen();
           return insertRow(ctx, entity, data);
         }),
       ),
     update: (entity, id, patch) =>
       serial(() =>
-        guarded(async () => {
+        statement(ctx, "update", entity, async () => {
           assertOpen();
           return updateRow(ctx, entity, id, patch);
         }),
       ),
     delete: (entity, id) =>
       serial(() =>
-        guarded(async () => {
+        statement(ctx, "delete", entity, async () => {
           assertOpen();
           return deleteRow(ctx, entity, id);
         }),
@@ -248,7 +266,20 @@ export function createStore(options: CreateStoreOptions): Store {
           .run
       : (work) => db.transaction().execute(work);
 
-  async function runTransaction<T>(
+  const transactionAttributes = {
+    "db.system.name": dialect === "postgres" ? "postgresql" : "sqlite",
+  };
+  /** One write transaction, inside a `store.transaction` span (its statements are children). */
+  function runTransaction<T>(
+    auth: AuthContext,
+    work: (tx: FrameworkTransaction) => Promise<T>,
+  ): Promise<T> {
+    return withSpan("store.transaction", transactionAttributes, () =>
+      runTransactionUntraced(auth, work),
+    );
+  }
+
+  async function runTransactionUntraced<T>(
     auth: AuthContext,
     work: (tx: FrameworkTransaction) => Promise<T>,
   ): Promise<T> {
@@ -292,7 +323,9 @@ export function createStore(options: CreateStoreOptions): Store {
           // log holds exactly the committed writes.
           if (record !== undefined && events.length > 0) {
             Object.freeze(events);
-            await record(trx, events);
+            // Nothing may run between this and the commit: on Postgres the
+            // bus's last statement carries the commit (COMMIT_WITH_THIS).
+            await record(trx, events, { last: true });
           }
           return value;
         }),
@@ -313,13 +346,14 @@ export function createStore(options: CreateStoreOptions): Store {
       migrateDatabase({ db, dialect, plan, now: clock(), packages: migrateOptions.packages }),
     reader: (auth: AuthContext) =>
       createReader({ db: readDb, dialect, models, access, auth, cursors }, assertNotNested),
-    queryJSON: (auth, entity, options) =>
-      guarded(async () => {
+    queryJSON: (auth, entity, options) => {
+      const ctx: OperationContext = { db: readDb, dialect, models, access, auth, cursors };
+      return statement(ctx, "query", entity, async () => {
         assertNotNested();
-        const ctx: OperationContext = { db: readDb, dialect, models, access, auth, cursors };
         const model = findModel(ctx, entity);
         return selectPageJSON(ctx, model, options, authorize(ctx, model, "read"));
-      }),
+      });
+    },
     systemReader: () =>
       createReader(
         {

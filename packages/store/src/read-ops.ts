@@ -6,6 +6,7 @@ import type { EntityTables, StoreDialect } from "./database.js";
 import type { EntityModel } from "./entity-model.js";
 import { nameForMessage, StoreError } from "./errors.js";
 import { type NormalizedQuery, normalizeQuery } from "./query-options.js";
+import { startSpan } from "./tracing.js";
 import type { Page, QueryOptions, Row } from "./types.js";
 
 /** What every read and write operation works with. */
@@ -37,9 +38,22 @@ export function authorize(
   model: EntityModel,
   op: AccessOperation,
 ): ReadFilter | null {
-  const decision = ctx.access.checkEntity(ctx.auth, model, op);
-  if (!decision.allowed) throw new StoreError("POLICY_DENIED", { message: decision.message });
-  return ctx.access.readFilter(ctx.auth, model);
+  const span = startSpan("policy.check", {
+    "svc.entity": model.name,
+    "svc.policy.action": op,
+    "svc.policy.stage": "entity",
+  });
+  try {
+    const decision = ctx.access.checkEntity(ctx.auth, model, op);
+    span.setAttribute("svc.policy.allowed", decision.allowed);
+    if (!decision.allowed) throw new StoreError("POLICY_DENIED", { message: decision.message });
+    const filter = ctx.access.readFilter(ctx.auth, model);
+    // Whether the caller sees only some rows (the policy became a WHERE).
+    span.setAttribute("svc.policy.row_filter", filter !== null);
+    return filter;
+  } finally {
+    span.end();
+  }
 }
 
 /** One row by id, as the caller may see it; `lock` takes a row lock on Postgres. */

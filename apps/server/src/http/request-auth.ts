@@ -35,8 +35,9 @@ export function apiGate(options: {
     credentials: true,
     maxAge: 600,
     // Browser clients page through entity lists with the first and learn
-    // that a retried write was answered from its idempotency record with the second.
-    exposedHeaders: ["X-Next-Cursor", "Idempotent-Replayed"],
+    // that a retried write was answered from its idempotency record with the
+    // second; the third names the request in the server's log.
+    exposedHeaders: ["X-Next-Cursor", "Idempotent-Replayed", "X-Request-Id"],
   });
   // One promise step per request: the CSRF check is synchronous.
   const authenticate = (req: Request, res: Response, next: NextFunction): void => {
