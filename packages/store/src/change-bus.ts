@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import type { EntityTables } from "./database.js";
+import type { RecordOptions } from "./last-statement.js";
 import type { ChangeEvent, ChangeListener } from "./types.js";
 
 /**
@@ -19,9 +20,14 @@ export interface ChangeBus<TEvent extends ChangeEvent = ChangeEvent> {
    * Inside the write's transaction, after the work and before commit: a
    * durable bus writes its log entries here. Throwing rolls the write back.
    * Called once per transaction that changed something, with the same array
-   * `publish` gets afterwards.
+   * `publish` gets afterwards. The store passes `{ last: true }`: nothing
+   * but the commit follows (see `COMMIT_WITH_THIS`).
    */
-  record?(db: Kysely<EntityTables>, events: readonly ChangeEvent[]): Promise<void>;
+  record?(
+    db: Kysely<EntityTables>,
+    events: readonly ChangeEvent[],
+    options?: RecordOptions,
+  ): Promise<void>;
   /** After commit, once per committed transaction that changed something, in commit order. */
   publish(events: readonly ChangeEvent[]): void;
   /** Adds a listener of published batches; returns the unsubscribe function. */

@@ -28,6 +28,7 @@ export {
   type RecordedResponse,
   releaseIdempotencyKey,
 } from "./idempotency.js";
+export { COMMIT_WITH_THIS, type RecordOptions } from "./last-statement.js";
 export { createMembershipLookup, type MembershipLookup } from "./memberships.js";
 export type {
   PackageMigration,

@@ -5,7 +5,7 @@ export const MAX_NAMED_STATEMENTS = 256;
 // column added by a migration does not change what they return (their
 // columns are listed), so a prepared plan stays right. Reads keep
 // Postgres's per-execution planning.
-const NAMEABLE = /^\s*(insert|update|delete)\s/i;
+const NAMEABLE = /^\s*(?:\/\*[^*]*\*\/\s*)?(insert|update|delete)\s/i;
 
 // What a prepared write fails with after its table changed under it:
 // "cached plan must not change result type", "prepared statement does not

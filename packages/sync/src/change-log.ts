@@ -4,6 +4,7 @@ import {
   type ChangeListener,
   type EntityTables,
   notifyListeners,
+  type RecordOptions,
   type Row,
   type StoreDialect,
 } from "@svc/store";
@@ -152,7 +153,11 @@ export interface ChangeLogOptions {
  * inside each write's transaction, read by cursor.
  */
 export interface ChangeLog extends ChangeBus<LoggedChange> {
-  record(db: Kysely<EntityTables>, events: readonly ChangeEvent[]): Promise<void>;
+  record(
+    db: Kysely<EntityTables>,
+    events: readonly ChangeEvent[],
+    options?: RecordOptions,
+  ): Promise<void>;
   recordReset(db: Kysely<EntityTables>): Promise<void>;
   publishReset(): void;
   /** Subscribes to resets (after `truncateAll` commits); returns the unsubscribe function. */
@@ -339,8 +344,12 @@ export function createChangeLog(options: ChangeLogOptions): ChangeLog {
     return result.rows;
   };
 
-  const insert = async (trx: Kysely<SyncTables>, rows: readonly ChangeRow[]): Promise<number[]> => {
-    if (positioned) return insertPositioned(trx, rows, CHUNK);
+  const insert = async (
+    trx: Kysely<SyncTables>,
+    options: RecordOptions,
+    rows: readonly ChangeRow[],
+  ): Promise<number[]> => {
+    if (positioned) return insertPositioned(trx, rows, CHUNK, options);
     const cursors: number[] = [];
     for (let start = 0; start < rows.length; start += CHUNK) {
       const inserted = await insertChunk(trx, rows.slice(start, start + CHUNK));
@@ -469,12 +478,13 @@ export function createChangeLog(options: ChangeLogOptions): ChangeLog {
   };
 
   return {
-    async record(trx, events) {
+    async record(trx, events, options) {
       if (events.length === 0) return;
       const createdAt = now();
       const log = trx as unknown as Kysely<SyncTables>;
       const cursors = await insert(
         log,
+        options ?? {},
         events.map((event) => ({
           entity: event.entity,
           op: event.op,
@@ -543,7 +553,7 @@ export function createChangeLog(options: ChangeLogOptions): ChangeLog {
           .values({ ...marker, seq } as ChangeRow)
           .execute();
       } else {
-        [resetCursor] = await insert(log, [marker]);
+        [resetCursor] = await insert(log, {}, [marker]);
       }
     },
     publishReset() {

@@ -1,3 +1,4 @@
+import { COMMIT_WITH_THIS, type RecordOptions } from "@svc/store";
 import { CompiledQuery, type Kysely, sql } from "kysely";
 import { SyncError } from "./errors.js";
 import { CHANGES_TABLE, type ChangesTable, type SyncTables } from "./tables.js";
@@ -59,6 +60,7 @@ export async function insertPositioned(
   trx: Kysely<SyncTables>,
   rows: readonly PositionedRow[],
   chunk: number,
+  options: RecordOptions = {},
 ): Promise<number[]> {
   const first = placesUsed.get(trx) ?? 0;
   if (first + rows.length > ENTRIES_PER_TRANSACTION) {
@@ -75,8 +77,11 @@ export async function insertPositioned(
       for (const column of COLUMNS) parameters.push(row[column]);
       parameters.push(first + start + index);
     });
+    // The last chunk of the transaction's last call travels with its commit.
+    const last = options.last === true && start + chunk >= rows.length;
+    const text = insertSQL(part.length);
     const result = await trx.executeQuery<{ pos: number | string }>(
-      CompiledQuery.raw(insertSQL(part.length), parameters),
+      CompiledQuery.raw(last ? `${COMMIT_WITH_THIS}${text}` : text, parameters),
     );
     positions.push(...result.rows.map((row) => Number(row.pos)).sort((a, b) => a - b));
   }

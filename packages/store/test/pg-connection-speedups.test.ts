@@ -1,6 +1,7 @@
 import type { TestDatabaseTarget } from "@svc/tooling/databases";
-import { type Kysely, sql } from "kysely";
+import { CompiledQuery, type Kysely, sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { COMMIT_WITH_THIS } from "../src/index.js";
 import { openPostgres } from "../src/pg.js";
 import { MAX_NAMED_STATEMENTS } from "../src/pg-named-statements.js";
 import { databases } from "./fixture.js";
@@ -198,5 +199,73 @@ describe.skipIf(postgres === undefined)("begin sent with the first statement on 
     await expect(noWait).rejects.toMatchObject({ code: "55P03" });
     release();
     await holder;
+  });
+});
+
+// The last statement of a transaction, marked COMMIT_WITH_THIS, travels with
+// the commit: it is committed when its answer arrives.
+describe.skipIf(postgres === undefined)("a last statement sent with the commit on Postgres", () => {
+  let target: Extract<TestDatabaseTarget, { dialect: "postgres" }>;
+  let opened: ReturnType<typeof openPostgres>;
+  let db: Kysely<Record<string, Record<string, unknown>>>;
+  let other: ReturnType<typeof openPostgres>;
+
+  beforeEach(async () => {
+    target = (await postgres?.create()) as typeof target;
+    opened = openPostgres(target.url, { max: 2, readMax: 0 });
+    other = openPostgres(target.url, { max: 1, readMax: 0 });
+    db = opened.db as unknown as typeof db;
+    await sql`create table notes (id integer primary key, body text)`.execute(db);
+  });
+
+  afterEach(async () => {
+    await opened.close();
+    await other.close();
+    if (target !== undefined) await postgres?.destroy(target);
+  });
+
+  const visibleElsewhere = async (): Promise<number[]> =>
+    (await sql<{ id: number }>`select id from notes order by id`.execute(other.db)).rows.map(
+      (row) => row.id,
+    );
+  const last = (id: number) =>
+    CompiledQuery.raw(`${COMMIT_WITH_THIS}insert into notes (id, body) values ($1, $2)`, [id, "x"]);
+
+  it("commits the whole transaction with its last statement", async () => {
+    const seenAtLast = await db.transaction().execute(async (trx) => {
+      await trx.insertInto("notes").values({ id: 1, body: "a" }).execute();
+      await trx.executeQuery(last(2));
+      // Already committed: another connection sees both rows.
+      return visibleElsewhere();
+    });
+    expect(seenAtLast).toEqual([1, 2]);
+    expect(await visibleElsewhere()).toEqual([1, 2]);
+    // The connection goes on with the next transaction as usual.
+    await db.transaction().execute(async (trx) => {
+      await trx.insertInto("notes").values({ id: 3, body: "c" }).execute();
+    });
+    expect(await visibleElsewhere()).toEqual([1, 2, 3]);
+  });
+
+  it("runs a one-statement transaction (begin, statement, commit) in one message", async () => {
+    await db.transaction().execute(async (trx) => {
+      await trx.executeQuery(last(7));
+    });
+    expect(await visibleElsewhere()).toEqual([7]);
+  });
+
+  it("commits nothing when the last statement fails", async () => {
+    await db.insertInto("notes").values({ id: 2, body: "b" }).execute();
+    await expect(
+      db.transaction().execute(async (trx) => {
+        await trx.insertInto("notes").values({ id: 1, body: "a" }).execute();
+        await trx.executeQuery(last(2)); // a duplicate key
+      }),
+    ).rejects.toMatchObject({ code: "23505" });
+    expect(await visibleElsewhere()).toEqual([2]);
+    await db.transaction().execute(async (trx) => {
+      await trx.executeQuery(last(4));
+    });
+    expect(await visibleElsewhere()).toEqual([2, 4]);
   });
 });
