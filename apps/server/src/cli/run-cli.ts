@@ -9,6 +9,7 @@ import type { CliIO } from "./cli-io.js";
 import { CODEGEN_USAGE, CodegenUsageError, runCodegen } from "./codegen.js";
 import { formatExplanation } from "./format-explanation.js";
 import { isPolicyCommand, runPolicyCommand } from "./policy-command.js";
+import { runSeedCommand, SEED_USAGE, SeedError, SeedUsageError } from "./seed-command.js";
 
 export type { CliIO } from "./cli-io.js";
 
@@ -30,6 +31,7 @@ Other commands:
   svc codegen          writes the app's Api type for @svc/client (svc codegen --help)
   svc backup <dir>     backs up the embedded database and uploads (svc backup --help)
   svc restore <dir>    restores such a backup (svc restore --help)
+  svc seed             loads seed/*.json into the running server (svc seed --help)
 `;
 
 // The caller's fields from @svc/schema, each optional (the rest default to the anonymous caller's).
@@ -54,8 +56,8 @@ function parseJSON<T>(flag: string, text: string | undefined, schema: z.ZodType<
 }
 
 /**
- * The `svc` command line: `svc policy explain`, `svc codegen`, `svc backup`
- * and `svc restore`. Returns the exit code: 0 done, 1 the manifest, its
+ * The `svc` command line: `svc policy explain`, `svc codegen`, `svc backup`,
+ * `svc restore` and `svc seed`. Returns the exit code: 0 done, 1 the manifest, its
  * policies, a file or the environment is invalid or a backup or restore was
  * refused, 2 a usage error.
  */
@@ -80,6 +82,21 @@ export async function runCli(
     }
   }
   if (isPolicyCommand(argv)) return runPolicyCommand(argv, io, env);
+  if (argv[0] === "seed") {
+    try {
+      return await runSeedCommand(argv, io, env);
+    } catch (error) {
+      if (error instanceof SeedUsageError || (error instanceof TypeError && "code" in error)) {
+        io.stderr(`svc: ${error.message}\n\n${SEED_USAGE}`);
+        return 2;
+      }
+      if (error instanceof SeedError) {
+        io.stderr(`svc: seed: ${error.message}\n`);
+        return 1;
+      }
+      throw error;
+    }
+  }
   if (argv[0] === "codegen") {
     try {
       return await runCodegen(argv.slice(1), io, env);
