@@ -1,6 +1,8 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../src/cli/run-cli.js";
-import { TODO_MANIFEST } from "./fixtures.js";
+import { TODO_MANIFEST, tempDir } from "./fixtures.js";
 
 async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = "";
@@ -95,5 +97,31 @@ describe("svc policy explain", () => {
     );
     expect(code).toBe(1);
     expect(err).toContain("SVC_MANIFEST");
+  });
+
+  it("shows a bad rule with a caret under the problem and the nearest field", async () => {
+    using dir = tempDir();
+    const manifest = join(dir.path, "svc.json");
+    writeFileSync(
+      manifest,
+      JSON.stringify({
+        manifest_version: 1,
+        name: "typo",
+        version: "1",
+        entities: [{ name: "Todo", fields: [{ name: "ownerId", type: "string", owner: true }] }],
+        policies: [{ name: "own", entity: "Todo", allowRead: "auth.userId == data.ownerID" }],
+      }),
+    );
+    const { code, err } = await cli("policy", "explain", "Todo", "read", "--manifest", manifest);
+    expect(code).toBe(1);
+    expect(err).toBe(
+      [
+        "svc: The manifest's policies are invalid.",
+        '  policy "own" (Todo.allowRead): unknown field data.ownerID (did you mean data.ownerId?) at 16',
+        "      auth.userId == data.ownerID",
+        "                     ^",
+        "",
+      ].join("\n"),
+    );
   });
 });

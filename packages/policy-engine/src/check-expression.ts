@@ -1,4 +1,4 @@
-import { type EntityDef, type Manifest, normalizeDatetime } from "@svc/schema";
+import { type EntityDef, type Manifest, nearest, normalizeDatetime } from "@svc/schema";
 import type { CompareExpr, ExistsExpr, Expr, Span } from "./ast.js";
 import type {
   CheckedExistsCondition,
@@ -89,6 +89,15 @@ function describeOperand(operand: Operand): string {
   }
 }
 
+/** What `auth.` offers a rule, for suggestions. */
+const AUTH_NAMES = ["userId", "tenantId", "isAdmin", "isGuest", "hasRole", "hasEntitlement"];
+
+/** ` (did you mean data.title?)` for a misspelt field, else nothing. */
+function suggestField(entity: EntityDef, name: string, prefix: string): string {
+  const suggestion = nearest(name, ["id", ...entity.fields.map((field) => field.name)]);
+  return suggestion === undefined ? "" : ` (did you mean ${prefix}.${suggestion}?)`;
+}
+
 /** Checks one parsed rule; problems go to `issues`, and the result is null if there were any. */
 export class RuleChecker {
   readonly issues: PolicyIssue[] = [];
@@ -156,8 +165,11 @@ export class RuleChecker {
               expr.start,
             );
           }
+          const suggestion = nearest(expr.name, AUTH_NAMES);
           return this.fail(
-            `unknown auth.${expr.name} (auth has userId, tenantId, isAdmin, isGuest, hasRole('role') and hasEntitlement('id'))`,
+            suggestion === undefined
+              ? `unknown auth.${expr.name} (auth has userId, tenantId, isAdmin, isGuest, hasRole('role') and hasEntitlement('id'))`
+              : `unknown auth.${expr.name} (did you mean auth.${suggestion}${suggestion.startsWith("has") ? `('${suggestion === "hasRole" ? "role" : "id"}')` : ""}?)`,
             expr.start,
           );
         }
@@ -196,7 +208,12 @@ export class RuleChecker {
       return this.fail(`data is not available in ${key} (use existing)`, span.start);
     }
     const field = fieldInfo(entity, name);
-    if (field === undefined) return this.fail(`unknown field ${scope}.${name}`, span.start);
+    if (field === undefined) {
+      return this.fail(
+        `unknown field ${scope}.${name}${suggestField(entity, name, scope)}`,
+        span.start,
+      );
+    }
     return { kind: "field", scope, field, span };
   }
 
@@ -298,15 +315,24 @@ export class RuleChecker {
 
   private exists(expr: ExistsExpr): Condition | null {
     const entity = this.target.manifest.entities.find((e) => e.name === expr.entity);
-    if (entity === undefined)
-      return this.fail(`unknown entity ${expr.entity} in exists`, expr.entityStart);
+    if (entity === undefined) {
+      const suggestion = nearest(
+        expr.entity,
+        this.target.manifest.entities.map((candidate) => candidate.name),
+      );
+      const hint = suggestion === undefined ? "" : ` (did you mean ${suggestion}?)`;
+      return this.fail(`unknown entity ${expr.entity} in exists${hint}`, expr.entityStart);
+    }
     const conditions: CheckedExistsCondition[] = [];
     let ok = true;
     for (const condition of expr.conditions) {
       const field = fieldInfo(entity, condition.field);
       const value = this.operand(condition.value);
       if (field === undefined) {
-        this.fail(`unknown field ${entity.name}.${condition.field}`, condition.start);
+        this.fail(
+          `unknown field ${entity.name}.${condition.field}${suggestField(entity, condition.field, entity.name)}`,
+          condition.start,
+        );
         ok = false;
         continue;
       }

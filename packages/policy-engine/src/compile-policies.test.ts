@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { fixtureManifest, manifestWithRule } from "../test/fixture-manifest.js";
 import { compilePolicies, rulesFor } from "./compile-policies.js";
-import { PolicyError } from "./errors.js";
+import { PolicyError, renderPolicyIssue } from "./errors.js";
 
 function compileError(manifest: Parameters<typeof compilePolicies>[0]): PolicyError {
   try {
@@ -53,7 +53,7 @@ describe("compilePolicies", () => {
     [
       "auth.entitlements == 'x'",
       "allowRead",
-      "unknown auth.entitlements (auth has userId, tenantId, isAdmin, isGuest, hasRole('role') and hasEntitlement('id')) at 1",
+      "unknown auth.entitlements (did you mean auth.hasEntitlement('id')?) at 1",
     ],
     [
       "auth.hasEntitlement",
@@ -63,7 +63,7 @@ describe("compilePolicies", () => {
     [
       "auth.hasEntitlements && data.done",
       "allowRead",
-      "unknown auth.hasEntitlements (auth has userId, tenantId, isAdmin, isGuest, hasRole('role') and hasEntitlement('id')) at 1",
+      "unknown auth.hasEntitlements (did you mean auth.hasEntitlement('id')?) at 1",
     ],
     [
       "auth.hasEntitlements('price_pro')",
@@ -140,6 +140,34 @@ describe("compilePolicies", () => {
     expect(error.issues[0]).toMatchObject({ message, policy: "p", entity: "Todo", action });
     expect(error.message).toBe(
       `The manifest's policies are invalid: policy "p" (Todo.${key}): ${message}`,
+    );
+  });
+
+  it("suggests the nearest field, entity or auth name, and shows the rule with a caret", () => {
+    const error = compileError(
+      fixtureManifest([
+        { name: "typos", entity: "Todo", allowRead: "auth.userId == data.titel" },
+        { name: "lookup", entity: "Todo", allowInsert: "exists(Tood where id == data.listId)" },
+        { name: "who", entity: "Todo", allowDelete: "auth.userID == existing.title" },
+        { name: "far", entity: "Todo", allowUpdate: "data.zzzzzzzz == 1" },
+      ]),
+    );
+    const messages = error.issues.map((issue) => issue.message);
+    expect(messages).toEqual(
+      expect.arrayContaining([
+        "unknown field data.titel (did you mean data.title?) at 16",
+        "unknown entity Tood in exists (did you mean Todo?) at 8",
+        "unknown auth.userID (did you mean auth.userId?) at 1",
+        "unknown field data.zzzzzzzz at 1",
+      ]),
+    );
+    const typo = error.issues.find((issue) => issue.policy === "typos");
+    expect(typo && renderPolicyIssue(typo)).toBe(
+      [
+        'policy "typos" (Todo.allowRead): unknown field data.titel (did you mean data.title?) at 16',
+        "    auth.userId == data.titel",
+        "                   ^",
+      ].join("\n"),
     );
   });
 

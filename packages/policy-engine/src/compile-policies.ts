@@ -61,7 +61,7 @@ export function compilePolicies(manifest: Manifest): CompiledPolicies {
     for (const action of POLICY_ACTIONS) {
       const source = policy[RULE_OF[action]];
       if (typeof source !== "string") continue;
-      const where = { policy: policy.name, entity: entity.name, action };
+      const where = { policy: policy.name, entity: entity.name, action, source };
       let expr: ReturnType<typeof parsePolicyExpression>;
       try {
         expr = parsePolicyExpression(source);
@@ -74,7 +74,14 @@ export function compilePolicies(manifest: Manifest): CompiledPolicies {
       const condition = checker.condition(expr);
       for (const issue of checker.issues) issues.push({ ...issue, ...where });
       if (condition !== null && checker.issues.length === 0) {
-        bucket[action].push({ ...where, source, expr, condition });
+        bucket[action].push({
+          policy: policy.name,
+          entity: entity.name,
+          action,
+          source,
+          expr,
+          condition,
+        });
       }
     }
   }
@@ -103,12 +110,12 @@ function compileJoinRules(
       expr = parsePolicyExpression(source);
     } catch (error) {
       if (!(error instanceof PolicyError)) throw error;
-      for (const issue of error.issues) issues.push({ ...issue, room: room.name });
+      for (const issue of error.issues) issues.push({ ...issue, room: room.name, source });
       continue;
     }
     const checker = new RuleChecker({ manifest, room: room.name });
     const condition = checker.condition(expr);
-    for (const issue of checker.issues) issues.push({ ...issue, room: room.name });
+    for (const issue of checker.issues) issues.push({ ...issue, room: room.name, source });
     if (condition !== null && checker.issues.length === 0) {
       rooms.set(room.name, { room: room.name, source, expr, condition });
     }

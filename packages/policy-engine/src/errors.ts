@@ -48,6 +48,8 @@ export interface PolicyIssue {
   readonly action?: PolicyAction;
   /** The room kind, when the rule is a room's join rule. */
   readonly room?: string;
+  /** The rule's source text, when known, for showing where `column` points. */
+  readonly source?: string;
 }
 
 /** The manifest key of an action's rule: `read` -> `allowRead`. */
@@ -68,6 +70,25 @@ export function formatPolicyIssue(issue: PolicyIssue): string {
   return issue.policy === undefined
     ? `${where}: ${issue.message}`
     : `policy ${JSON.stringify(issue.policy)} (${where}): ${issue.message}`;
+}
+
+/**
+ * `formatPolicyIssue`'s line, then the rule with a caret under the column
+ * when the issue carries its source:
+ *
+ * ```text
+ * policy "own todos" (Todo.allowRead): unknown field data.owner (did you mean data.ownerId?) at 16
+ *     auth.userId == data.owner
+ *                    ^
+ * ```
+ */
+export function renderPolicyIssue(issue: PolicyIssue, indent = "    "): string {
+  const line = formatPolicyIssue(issue);
+  if (issue.source === undefined || issue.source.includes("\n") || issue.source.length > 200) {
+    return line;
+  }
+  const caret = " ".repeat(Math.max(0, Math.min(issue.column - 1, issue.source.length)));
+  return `${line}\n${indent}${issue.source}\n${indent}${caret}^`;
 }
 
 /** The single error class of @svc/policy-engine; tell cases apart by `code`. */

@@ -47,6 +47,7 @@ export {
   type PolicyErrorCode,
   type PolicyIssue,
   policyErrorCodes,
+  renderPolicyIssue,
 } from "./errors.js";
 export {
   type EvaluateInput,

@@ -73,6 +73,7 @@ export {
   type RoomInput,
   roomSchema,
 } from "./manifest.js";
+export { didYouMean, nearest } from "./manifest-issues.js";
 export {
   describeMigrationStep,
   diffTablePlans,

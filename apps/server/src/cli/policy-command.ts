@@ -3,6 +3,7 @@ import { ConfigError } from "../config.js";
 import type { CliIO } from "./cli-io.js";
 import { runPolicyCheck } from "./policy-check-command.js";
 import { runPolicyDiff } from "./policy-diff-command.js";
+import { policyErrorText } from "./policy-error-text.js";
 import { runPolicyLint } from "./policy-lint-command.js";
 import { runPolicyTest } from "./policy-test-command.js";
 import { POLICY_USAGE, PolicyUsageError } from "./policy-usage.js";
@@ -49,7 +50,11 @@ export async function runPolicyCommand(
       io.stderr(`svc: ${error.message}\n\n${POLICY_USAGE}`);
       return 2;
     }
-    if (error instanceof ConfigError || error instanceof PolicyError) {
+    if (error instanceof PolicyError) {
+      io.stderr(`svc: ${policyErrorText(error)}\n`);
+      return 1;
+    }
+    if (error instanceof ConfigError) {
       io.stderr(`svc: ${error.message}\n`);
       return 1;
     }

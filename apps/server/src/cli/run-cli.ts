@@ -9,6 +9,7 @@ import type { CliIO } from "./cli-io.js";
 import { CODEGEN_USAGE, CodegenUsageError, runCodegen } from "./codegen.js";
 import { formatExplanation } from "./format-explanation.js";
 import { isPolicyCommand, runPolicyCommand } from "./policy-command.js";
+import { policyErrorText } from "./policy-error-text.js";
 import { runSeedCommand, SEED_USAGE, SeedError, SeedUsageError } from "./seed-command.js";
 
 export type { CliIO } from "./cli-io.js";
@@ -170,7 +171,11 @@ export async function runCli(
       io.stderr(`svc: ${error.message}\n\n${USAGE}`);
       return 2;
     }
-    if (error instanceof ConfigError || error instanceof PolicyError) {
+    if (error instanceof PolicyError) {
+      io.stderr(`svc: ${policyErrorText(error)}\n`);
+      return 1;
+    }
+    if (error instanceof ConfigError) {
       io.stderr(`svc: ${error.message}\n`);
       return 1;
     }
