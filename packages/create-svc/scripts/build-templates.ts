@@ -179,7 +179,7 @@ async function copyExample(
  * becomes `outDir/<name>` (without its tests, `node_modules`, dotfiles or
  * build output), and `outDir/index.json` records the templates (the
  * example's `description` is the line `--help` shows, its dependencies and
- * `build` and `codegen` scripts are the generated app's) and one range per
+ * `build`, `codegen` and `seed` scripts are the generated app's) and one range per
  * dependency.
  */
 export async function buildTemplates(options: BuildTemplatesOptions): Promise<TemplatesIndex> {
@@ -210,6 +210,7 @@ export async function buildTemplates(options: BuildTemplatesOptions): Promise<Te
       devDependencies: Object.keys(templatePackage.devDependencies),
       ...(templatePackage.build !== undefined && { build: templatePackage.build }),
       ...(templatePackage.codegen !== undefined && { codegen: templatePackage.codegen }),
+      ...(templatePackage.seed !== undefined && { seed: templatePackage.seed }),
     }),
   );
   const index: TemplatesIndex = { versions, templates };

@@ -26,6 +26,8 @@ export interface TemplatePackage {
   readonly build?: string;
   /** The example's `codegen` script (`svc codegen --out web/svc-api.ts`), when it has one. */
   readonly codegen?: string;
+  /** The example's `seed` script (`svc seed`, loading `seed/`), when it has one. */
+  readonly seed?: string;
   /** The example's `description`, the template's line in `create-svc --help`. */
   readonly description?: string;
 }
@@ -84,6 +86,7 @@ export function readTemplatePackage(
     devDependencies: sortedByName(devDependencies),
     ...(typeof scripts.build === "string" && { build: scripts.build }),
     ...(typeof scripts.codegen === "string" && { codegen: scripts.codegen }),
+    ...(typeof scripts.seed === "string" && { seed: scripts.seed }),
     ...(typeof description === "string" && { description }),
   };
 }

@@ -74,6 +74,12 @@ describe("createAppPackageJson", () => {
     ]);
   });
 
+  it("takes a template's seed script, which loads its sample rows", () => {
+    const packageJson = createAppPackageJson("my-app", { ...PLAIN, seed: "svc seed" }, VERSIONS);
+    expect(packageJson.scripts.seed).toBe("svc seed");
+    expect(createAppPackageJson("my-app", PLAIN, VERSIONS).scripts).not.toHaveProperty("seed");
+  });
+
   it("replaces the template's dependencies by links, and only those", () => {
     const packageJson = createAppPackageJson("my-app", PLAIN, VERSIONS, {
       "@svc/server": "link:/checkout/apps/server",

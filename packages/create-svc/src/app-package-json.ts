@@ -14,6 +14,8 @@ export interface AppPackageTemplate {
   readonly build?: string | undefined;
   /** Writes the front end's `Api` type (`svc codegen --out web/svc-api.ts`), when the template has one. */
   readonly codegen?: string | undefined;
+  /** Loads the template's sample rows into the running app (`svc seed`), when it has some. */
+  readonly seed?: string | undefined;
 }
 
 /** The `package.json` of a generated app. */
@@ -50,7 +52,8 @@ function pick(
  * package manager works) and serves the app with `SVC_DEV_MODE=true` (a
  * POSIX shell assignment: macOS, Linux, WSL, Git Bash); `start` is the
  * production shape configured only by the environment. `codegen` (the
- * template's, when it has one) rewrites the page's `Api` type. `links` replaces
+ * template's, when it has one) rewrites the page's `Api` type, and `seed`
+ * (likewise) loads its sample rows into the running app. `links` replaces
  * dependencies by other specifiers (the `link:` paths of a checkout).
  * Throws `TEMPLATES_MISSING` when `versions` lacks a dependency.
  */
@@ -77,6 +80,7 @@ export function createAppPackageJson(
     scripts: {
       ...(template.build !== undefined && { build: template.build }),
       ...(template.codegen !== undefined && { codegen: template.codegen }),
+      ...(template.seed !== undefined && { seed: template.seed }),
       dev: template.build === undefined ? serve : `${template.build} && ${serve}`,
       start: "svc-server",
       // Every template ships policies.test.json beside the manifest.

@@ -85,4 +85,56 @@ describe("createAppReadme", () => {
     expect(readme.match(/\| `functions\/` \|/g)).toHaveLength(1);
     expect(readme).toContain("npm run build\nSVC_ADMIN_TOKEN=$(openssl rand -hex 64) npm start");
   });
+
+  it("says how to run a second app beside the first", () => {
+    expect(createAppReadme(INPUT)).toContain("`SVC_PORT=4325 npm run dev`");
+  });
+
+  it("speaks npm for an app on the registry's packages, and names pnpm's form", () => {
+    const readme = createAppReadme(INPUT);
+    expect(readme).toContain("```sh\nnpm install\nnpm run dev\n```");
+    expect(readme).toContain("With pnpm the same is `pnpm install` and `pnpm dev`");
+    expect(readme).not.toContain("EUNSUPPORTEDPROTOCOL");
+  });
+
+  // Regression: an app made from a checkout (link: dependencies) said
+  // `npm install`, which stops with EUNSUPPORTEDPROTOCOL.
+  it("speaks only pnpm for an app made from a checkout, and says why", () => {
+    const readme = createAppReadme({
+      ...INPUT,
+      template: { ...INPUT.template, build: "esbuild web/main.tsx", seed: "svc seed" },
+      directories: ["functions", "seed", "web"],
+      checkout: { pnpm: "11.28.11" },
+    });
+    expect(readme).toContain("```sh\npnpm install\npnpm dev\n```");
+    expect(readme).toContain("only pnpm installs (npm stops with `EUNSUPPORTEDPROTOCOL`)");
+    expect(readme).toContain("write `npx --yes pnpm@11.28.11` where it\nsays `pnpm`");
+    for (const command of [
+      "pnpm build",
+      "pnpm seed",
+      "pnpm start",
+      "pnpm test",
+      "pnpm typecheck",
+    ]) {
+      expect(readme).toContain(`\`${command}\``);
+    }
+    expect(readme).not.toMatch(/(^|[^p])npm (install|run|start|test)/m);
+    const unpinned = createAppReadme({ ...INPUT, checkout: { pnpm: undefined } });
+    expect(unpinned).toContain("write `npx --yes pnpm` where");
+  });
+
+  // Regression: the shop started empty and its README said only that seed/ holds rows.
+  it("gives a template with sample rows its seed step", () => {
+    const readme = createAppReadme({
+      ...INPUT,
+      template: { ...INPUT.template, seed: "svc seed" },
+      directories: ["functions", "seed"],
+    });
+    expect(readme).toContain("The app starts with no data.");
+    expect(readme).toContain("```sh\nnpm run seed\n```");
+    expect(readme).toContain(
+      "| `seed/` | sample rows, each file a batch as `POST /api/batch` takes it: `npm run seed` loads them",
+    );
+    expect(createAppReadme(INPUT)).not.toContain("seed");
+  });
 });

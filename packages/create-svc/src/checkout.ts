@@ -13,9 +13,13 @@ interface CheckoutPackage {
   readonly hasPeers: boolean;
 }
 
-async function readPackage(
-  dir: string,
-): Promise<{ name?: unknown; main?: unknown; bin?: unknown; peerDependencies?: unknown }> {
+async function readPackage(dir: string): Promise<{
+  name?: unknown;
+  main?: unknown;
+  bin?: unknown;
+  peerDependencies?: unknown;
+  packageManager?: unknown;
+}> {
   try {
     const parsed: unknown = JSON.parse(await readFile(join(dir, "package.json"), "utf8"));
     return typeof parsed === "object" && parsed !== null ? parsed : {};
@@ -93,4 +97,15 @@ export async function checkoutLinks(
     links[name] = `${found.hasPeers ? "file" : "link"}:${found.dir}`;
   }
   return links;
+}
+
+/**
+ * The pnpm version a checkout pins in its root `package.json`
+ * (`"packageManager": "pnpm@11.28.11"` gives `11.28.11`); undefined when it
+ * pins none.
+ */
+export async function checkoutPnpmVersion(root: string): Promise<string | undefined> {
+  const { packageManager } = await readPackage(resolve(root));
+  if (typeof packageManager !== "string") return undefined;
+  return /^pnpm@(\d+\.\d+\.\d+[\w.+-]*)$/.exec(packageManager)?.[1];
 }

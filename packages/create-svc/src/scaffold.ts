@@ -7,7 +7,7 @@ import {
   createAppPnpmWorkspace,
   createAppTsconfig,
 } from "./app-static-files.js";
-import { checkoutLinks } from "./checkout.js";
+import { checkoutLinks, checkoutPnpmVersion } from "./checkout.js";
 import { ScaffoldError } from "./errors.js";
 import { formatJSON } from "./format-json.js";
 import { summarizeFunction } from "./function-summary.js";
@@ -233,6 +233,9 @@ export async function scaffold(options: ScaffoldOptions): Promise<ScaffoldResult
     functions,
     functionsDir,
     directories: await topLevelDirectories(templateDir),
+    ...(options.checkout !== undefined && {
+      checkout: { pnpm: await checkoutPnpmVersion(options.checkout) },
+    }),
   };
 
   await mkdir(targetDir, { recursive: true });

@@ -17,6 +17,8 @@ export interface TemplateInfo {
   readonly build?: string;
   /** The example's `codegen` script (the client's `Api` type, `svc codegen`), when it has one. */
   readonly codegen?: string;
+  /** The example's `seed` script (`svc seed`: its sample rows into the running app), when it has one. */
+  readonly seed?: string;
 }
 
 /**
@@ -57,7 +59,8 @@ function isTemplateInfo(value: unknown): value is TemplateInfo {
     isStringArray(value.dependencies) &&
     isStringArray(value.devDependencies) &&
     (value.build === undefined || typeof value.build === "string") &&
-    (value.codegen === undefined || typeof value.codegen === "string")
+    (value.codegen === undefined || typeof value.codegen === "string") &&
+    (value.seed === undefined || typeof value.seed === "string")
   );
 }
 
@@ -83,6 +86,7 @@ function parseTemplatesIndex(value: unknown): TemplatesIndex | undefined {
       devDependencies: [...entry.devDependencies],
       ...(entry.build !== undefined && { build: entry.build }),
       ...(entry.codegen !== undefined && { codegen: entry.codegen }),
+      ...(entry.seed !== undefined && { seed: entry.seed }),
     });
   }
   return { versions, templates };

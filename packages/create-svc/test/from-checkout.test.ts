@@ -2,16 +2,26 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import {
+  parseShellSteps,
+  runShellSteps,
+  shellBlocks,
+  showsExpected,
+} from "@svc/tooling/readme-shell";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../src/run-cli.js";
 import { buildTestTemplates, tempDir, WORKSPACE_ROOT } from "./helpers.js";
 
 // What a newcomer does with no published packages: scaffold from this
-// checkout (`pnpm create-app <dir> --template <t>`), install with pnpm,
-// type-check, build the page, boot the server the app depends on, load the
-// page and call a function. Needs the checkout built (`pnpm build`), as the
-// README's set-up leaves it. The installs share pnpm's store (the one the
-// checkout was installed from) and prefer what it already holds.
+// checkout (`pnpm create-app <dir> --template <t>`), then follow the app's
+// own README: its install and dev commands (install, build the page, boot
+// the server the app depends on), its seed step where it has one, its
+// first calls with the admin token; then load the page and call the app's
+// functions. Needs the checkout built (`pnpm build`), as the README's set-up
+// leaves it. The installs share pnpm's store (the one the checkout was
+// installed from) and prefer what it already holds.
+// Regression: the README of such an app said `npm install`, which stops
+// with EUNSUPPORTEDPROTOCOL on its link: dependencies.
 
 /** The answer of one HTTP call: status and parsed JSON body. */
 interface Answer {
@@ -22,6 +32,7 @@ interface Answer {
 /** A booted app as a smoke check uses it. */
 interface RunningApp {
   readonly dir: string;
+  readonly url: string;
   /** The dev admin token the server wrote to `.svc/admin-token`. */
   readonly admin: string;
   request(method: string, path: string, token?: string, body?: unknown): Promise<Answer>;
@@ -75,11 +86,18 @@ const SMOKES: readonly Smoke[] = [
   {
     template: "shop",
     async exercise(app) {
-      // The template's seed data, loaded the way its README says.
-      const seed: unknown = JSON.parse(await readFile(join(app.dir, "seed/products.json"), "utf8"));
-      const seeded = await app.request("POST", "/api/batch", app.admin, seed);
-      expect(seeded.status, JSON.stringify(seeded.body)).toBe(200);
-      const [mug] = seeded.body.ids as string[];
+      // The template's seed data, which the README's seed step loaded.
+      const seed = JSON.parse(await readFile(join(app.dir, "seed/products.json"), "utf8")) as {
+        operations: { data: { name: string } }[];
+      };
+      const products = await fetch(`${app.url}/api/entities/Product?limit=100`, {
+        headers: { authorization: `Bearer ${app.admin}` },
+      });
+      const rows = (await products.json()) as { id: string; name: string }[];
+      expect(rows.map((row) => row.name).sort()).toEqual(
+        seed.operations.map((operation) => operation.data.name).sort(),
+      );
+      const mug = rows.find((row) => row.name === seed.operations[0]?.data.name)?.id;
       const user = await app.signIn("ada@example.com");
       const added = await app.call("addToCart", { productId: mug, quantity: 2 }, user);
       expect(added.status, JSON.stringify(added.body)).toBe(200);
@@ -134,45 +152,59 @@ beforeAll(async () => {
 afterAll(() => templates?.[Symbol.dispose]());
 
 /** Runs a command in `cwd` and expects it to succeed; answers its output. */
-function run(command: string, args: string[], cwd: string): string {
+function run(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: Readonly<Record<string, string>> = {},
+): string {
   const result = spawnSync(command, args, {
     cwd,
     encoding: "utf8",
-    env: { ...process.env, CI: "true" },
+    env: { ...process.env, CI: "true", ...env },
   });
   const output = `${result.stdout}\n${result.stderr}`;
   expect(result.status, `${command} ${args.join(" ")}\n${output}`).toBe(0);
   return output;
 }
 
-/** Starts the app's own `svc-server` and resolves with its address once it listens. */
-function boot(
+/**
+ * Runs the README's dev command (`pnpm dev`: the page's build, then the
+ * app's own `svc-server` in dev mode) in its own process group, on a free
+ * port, and resolves with the address once the server listens. `stop`
+ * ends the whole group (pnpm, its shell, the server).
+ */
+function bootWithReadme(
   appDir: string,
+  command: string,
   env: Readonly<Record<string, string>>,
-): Promise<{ url: string; child: ChildProcess; exited: Promise<void> }> {
-  const child = spawn(join(appDir, "node_modules", ".bin", "svc-server"), [], {
+): Promise<{ url: string; child: ChildProcess; exited: Promise<void>; stop(): void }> {
+  const child = spawn("bash", ["-c", command], {
     cwd: appDir,
+    detached: true,
     env: {
       ...process.env,
       ...env,
       SVC_PORT: "0",
       SVC_HOST: "127.0.0.1",
       SVC_DB_PATH: ":memory:",
-      SVC_DEV_MODE: "true",
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const exited = new Promise<void>((resolveExit) => child.once("exit", () => resolveExit()));
+  const stop = () => {
+    if (child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, "SIGTERM");
+  };
   return new Promise((resolveBoot, reject) => {
     let output = "";
     const onData = (chunk: Buffer) => {
       output += String(chunk);
       const url = /listening on (http:\/\/[^\s"]+)/.exec(output)?.[1];
-      if (url !== undefined) resolveBoot({ url, child, exited });
+      if (url !== undefined) resolveBoot({ url, child, exited, stop });
     };
     child.stdout?.on("data", onData);
     child.stderr?.on("data", onData);
-    child.once("exit", (code) => reject(new Error(`svc-server exited with ${code}:\n${output}`)));
+    child.once("exit", (code) => reject(new Error(`${command} exited with ${code}:\n${output}`)));
   });
 }
 
@@ -195,6 +227,7 @@ function runningApp(dir: string, url: string, admin: string): RunningApp {
   };
   return {
     dir,
+    url,
     admin,
     request,
     call: (name, args, token) => request("POST", `/api/fn/${name}`, token, args),
@@ -253,7 +286,16 @@ describe("an app scaffolded from this checkout", () => {
         `link:${join(WORKSPACE_ROOT, "apps/server")}`,
       );
 
-      run("pnpm", ["install", "--prefer-offline"], appDir);
+      // The README's own commands: pnpm's (link: dependencies), install then dev.
+      const readme = readFileSync(join(appDir, "README.md"), "utf8");
+      const [runBlock, ...afterRun] = shellBlocks(readme, "Run it").map(parseShellSteps);
+      expect(runBlock?.map((step) => step.command)).toEqual(["pnpm install", "pnpm dev"]);
+      expect(readme).toContain("EUNSUPPORTEDPROTOCOL");
+      const { packageManager } = JSON.parse(
+        readFileSync(join(WORKSPACE_ROOT, "package.json"), "utf8"),
+      ) as { packageManager: string };
+      expect(readme).toContain(`\`npx --yes ${packageManager}\``);
+      run("bash", ["-c", "pnpm install"], appDir, { npm_config_prefer_offline: "true" });
       if (packageJson.scripts.codegen !== undefined) {
         // The page's Api type, written again by the app's own `svc codegen`.
         const api = join(appDir, "web/svc-api.ts");
@@ -280,9 +322,34 @@ describe("an app scaffolded from this checkout", () => {
         expect(copies[0]).not.toContain(WORKSPACE_ROOT.slice(1));
       }
 
-      const { url, child, exited } = await boot(appDir, smoke.env ?? {});
+      const { url, exited, stop } = await bootWithReadme(
+        appDir,
+        runBlock?.[1]?.command ?? "",
+        smoke.env ?? {},
+      );
       try {
         const admin = (await readFile(join(appDir, ".svc", "admin-token"), "utf8")).trim();
+        // The README's next blocks as written (its seed step, its first
+        // calls with the admin token), against the port the server took.
+        const port = new URL(url).port;
+        const steps = afterRun.flat().map((step) => ({
+          ...step,
+          command: step.command.replaceAll("localhost:4321", `127.0.0.1:${port}`),
+        }));
+        expect(steps.length).toBeGreaterThanOrEqual(3);
+        expect(steps.some((step) => step.command === "pnpm seed")).toBe(
+          existsSync(join(appDir, "seed")),
+        );
+        const results = await runShellSteps(steps, {
+          cwd: appDir,
+          env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? appDir, SVC_PORT: port },
+        });
+        for (const { step, output, status } of results) {
+          const report = `$ ${step.command}\n${output}`;
+          expect(status, report).toBe(0);
+          expect(showsExpected(output, step.expected), report).toBe(true);
+          expect(output, report).not.toContain('"error":');
+        }
         if (hasPage) {
           const page = await fetch(`${url}/`, { headers: { accept: "text/html" } });
           expect(page.status).toBe(200);
@@ -297,7 +364,7 @@ describe("an app scaffolded from this checkout", () => {
         }
         await smoke.exercise(runningApp(appDir, url, admin));
       } finally {
-        child.kill("SIGTERM");
+        stop();
         await exited;
       }
     },

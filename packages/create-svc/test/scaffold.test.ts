@@ -100,8 +100,10 @@ describe("scaffold", () => {
     };
     const build = examplePackage.scripts?.build;
     const codegen = examplePackage.scripts?.codegen;
+    const seed = examplePackage.scripts?.seed;
     expect(info?.build).toBe(build);
     expect(info?.codegen).toBe(codegen);
+    expect(info?.seed).toBe(seed);
     const testTools = new Set(["@svc/server", "@svc/tooling", "vitest", "playwright-core"]);
     const dependencies = [...Object.keys(examplePackage.dependencies ?? {}), "@svc/server"];
     const devDependencies = [
@@ -122,6 +124,7 @@ describe("scaffold", () => {
       scripts: {
         ...(build !== undefined && { build }),
         ...(codegen !== undefined && { codegen }),
+        ...(seed !== undefined && { seed }),
         dev: build === undefined ? SERVE : `${build} && ${SERVE}`,
         start: "svc-server",
         test: "svc policy test",

@@ -35,7 +35,12 @@ describe("readTemplatePackage", () => {
     const read = readTemplatePackage(
       {
         description: "A page.",
-        scripts: { build: "esbuild web/main.tsx", codegen: "svc codegen", test: "vitest run" },
+        scripts: {
+          build: "esbuild web/main.tsx",
+          codegen: "svc codegen",
+          seed: "svc seed",
+          test: "vitest run",
+        },
         dependencies: { react: "catalog:", "@svc/client": "workspace:*" },
         devDependencies: {
           "@svc/server": "workspace:^",
@@ -56,6 +61,7 @@ describe("readTemplatePackage", () => {
       devDependencies: { "@types/node": "catalog:", esbuild: "catalog:", typescript: "catalog:" },
       build: "esbuild web/main.tsx",
       codegen: "svc codegen",
+      seed: "svc seed",
       description: "A page.",
     });
     // Sorted by name, as a package.json is usually kept.
