@@ -28,6 +28,7 @@ export function callerKind(req: Request): CallerKind {
 
 /** The fields of one access log line; nothing a client sent but its method. */
 export interface AccessLogEntry {
+  readonly requestId: string;
   readonly method: string;
   /** The matched route's template (`/api/fn/:name`), never the path itself; `unmatched` for none. */
   readonly route: string;
@@ -49,11 +50,18 @@ export interface AccessLogEntry {
 export function accessLogEntry(
   req: Request,
   res: Response,
-  durationMs: number,
-  socketBytes: number,
+  measured: {
+    readonly requestId: string;
+    /** From the request's arrival to now, in ms. */
+    readonly durationMs: number;
+    /** What the socket took while the request ran, headers included. */
+    readonly socketBytes: number;
+  },
 ): AccessLogEntry {
+  const { requestId, durationMs, socketBytes } = measured;
   const length = Number(res.getHeader("content-length"));
   const entry = {
+    requestId,
     method: req.method,
     route: routeTemplate(req),
     status: res.statusCode,

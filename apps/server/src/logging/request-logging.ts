@@ -33,22 +33,20 @@ export function requestLogging(options: RequestLoggingOptions): RequestHandler {
     res.setHeader("X-Request-Id", requestId);
     const logContext = { requestId };
     const { span, context } = startRequestSpan(req, requestId);
-    const socketBytes = req.socket.bytesWritten;
-    // `close` comes once, after `finish` or when the client went away first.
-    res.once("close", () => {
-      const entry = accessLogEntry(
-        req,
-        res,
-        performance.now() - started,
-        req.socket.bytesWritten - socketBytes,
-      );
-      endRequestSpan(span, { ...entry, aborted: entry.aborted === true });
-      if (accessLog) {
-        runWithLogContext(logContext, () =>
-          logger.info(entry, `${entry.method} ${entry.route} ${entry.status}`),
-        );
-      }
-    });
+    // Nothing to do at the end when neither the access log nor a tracer wants it.
+    if (accessLog || span.isRecording()) {
+      const socketBytes = req.socket.bytesWritten;
+      // `close` comes once, after `finish` or when the client went away first.
+      res.once("close", () => {
+        const entry = accessLogEntry(req, res, {
+          requestId,
+          durationMs: performance.now() - started,
+          socketBytes: req.socket.bytesWritten - socketBytes,
+        });
+        endRequestSpan(span, { ...entry, aborted: entry.aborted === true });
+        if (accessLog) logger.info(entry, `${entry.method} ${entry.route} ${entry.status}`);
+      });
+    }
     runWithLogContext(logContext, () =>
       context === undefined ? next() : otelContext.with(context, next),
     );
