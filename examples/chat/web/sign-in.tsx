@@ -1,17 +1,22 @@
 import { isSecondFactorRequired } from "@svc/client";
 import { useSvcClient } from "@svc/client/react";
 import { type FormEvent, type ReactNode, useState } from "react";
+import { useCodeCooldown } from "./code-cooldown.js";
 import { errorMessage } from "./error-message.js";
 
 type Step =
   | { name: "email" }
-  | { name: "code"; devCode: string | null }
+  // `sent`: this page asked for the code (else the user has one already).
+  | { name: "code"; devCode: string | null; sent: boolean }
   | { name: "second-factor"; challenge: string };
 
 /**
  * Sign-in with a one-time code sent by email. In dev mode the server hands
  * the code back to a caller on the same machine (`dev_code`); the form shows
  * it and fills it in. Users with an authenticator app enter its code next.
+ * One code is sent per address a minute: a second device asking within it
+ * sees how long to wait, and "I already have a code" takes the code the
+ * first one got.
  */
 export function SignIn(): ReactNode {
   const client = useSvcClient();
@@ -20,6 +25,7 @@ export function SignIn(): ReactNode {
   const [code, setCode] = useState("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const cooldown = useCodeCooldown();
 
   async function run(action: () => Promise<void>): Promise<void> {
     setBusy(true);
@@ -37,9 +43,14 @@ export function SignIn(): ReactNode {
     event.preventDefault();
     if (step.name === "email") {
       void run(async () => {
-        const sent = await client.auth.sendMagicCode(email);
-        setCode(sent.dev_code ?? "");
-        setStep({ name: "code", devCode: sent.dev_code ?? null });
+        try {
+          const sent = await client.auth.sendMagicCode(email);
+          setCode(sent.dev_code ?? "");
+          setStep({ name: "code", devCode: sent.dev_code ?? null, sent: true });
+        } catch (caught) {
+          // The cooldown is no error: the countdown and the way on show instead.
+          if (!cooldown.start(caught)) throw caught;
+        }
       });
     } else if (step.name === "code") {
       void run(async () => {
@@ -67,14 +78,18 @@ export function SignIn(): ReactNode {
             autoComplete="email"
             required
             value={email}
-            onChange={(event) => setEmail(event.target.value)}
+            onChange={(event) => {
+              setEmail(event.target.value);
+              cooldown.reset();
+            }}
           />
         </label>
       ) : (
         <>
           {step.name === "code" && (
             <p className="muted">
-              We sent a code to <strong>{email}</strong>.
+              {step.sent ? "We sent a code to" : "Enter the code we emailed to"}{" "}
+              <strong>{email}</strong>.
               {step.devCode !== null && (
                 <>
                   {" "}
@@ -95,15 +110,39 @@ export function SignIn(): ReactNode {
           </label>
         </>
       )}
+      {step.name === "email" && cooldown.secondsLeft > 0 && (
+        <p role="status" className="muted">
+          A code was sent to this address less than a minute ago. You can ask for a new one in{" "}
+          {cooldown.secondsLeft} s, or enter the code you have.
+        </p>
+      )}
       {error !== null && (
         <p role="alert" className="error">
           {error}
         </p>
       )}
       <div className="row">
-        <button type="submit" disabled={busy}>
+        <button
+          type="submit"
+          disabled={busy || (step.name === "email" && cooldown.secondsLeft > 0)}
+        >
           {step.name === "email" ? "Send code" : "Sign in"}
         </button>
+        {step.name === "email" && (
+          <button
+            type="button"
+            className="secondary"
+            onClick={(event) => {
+              // The address is needed either way; the browser says so when it is missing.
+              if (event.currentTarget.form?.reportValidity() !== true) return;
+              setCode("");
+              setError(null);
+              setStep({ name: "code", devCode: null, sent: false });
+            }}
+          >
+            I already have a code
+          </button>
+        )}
         {step.name !== "email" && (
           <button
             type="button"

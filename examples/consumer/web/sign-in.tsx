@@ -1,6 +1,7 @@
 import { isSecondFactorRequired, type SignInResult } from "@svc/client";
 import { useSvcClient } from "@svc/client/react";
 import { type FormEvent, useState } from "react";
+import { useCodeCooldown } from "./code-cooldown.js";
 import { attempt } from "./format.js";
 
 type Method = "code" | "password";
@@ -43,15 +44,23 @@ function CodeSignIn() {
   const [devCode, setDevCode] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [asked, setAsked] = useState(false);
+  const cooldown = useCodeCooldown();
 
   const send = (event: FormEvent) => {
     event.preventDefault();
     void attempt(
       async () => {
-        const sent = await client.auth.sendMagicCode(email);
-        setSentTo(sent.email);
-        setDevCode(sent.dev_code !== undefined);
-        setCode(sent.dev_code ?? "");
+        try {
+          const sent = await client.auth.sendMagicCode(email);
+          setSentTo(sent.email);
+          setAsked(true);
+          setDevCode(sent.dev_code !== undefined);
+          setCode(sent.dev_code ?? "");
+        } catch (failure) {
+          // The cooldown is no error: the countdown and the way on show instead.
+          if (!cooldown.start(failure)) throw failure;
+        }
       },
       setBusy,
       setError,
@@ -77,17 +86,43 @@ function CodeSignIn() {
             autoComplete="email"
             required
             value={email}
-            onChange={(event) => setEmail(event.target.value)}
+            onChange={(event) => {
+              setEmail(event.target.value);
+              cooldown.reset();
+            }}
           />
-          <button type="submit" disabled={busy}>
-            Email me a code
-          </button>
+          {cooldown.secondsLeft > 0 && (
+            <p role="status">
+              A code was sent to this address less than a minute ago. You can ask for a new one in{" "}
+              {cooldown.secondsLeft} s, or enter the code you have.
+            </p>
+          )}
+          <div className="row">
+            <button type="submit" disabled={busy || cooldown.secondsLeft > 0}>
+              Email me a code
+            </button>
+            <button
+              type="button"
+              className="link"
+              onClick={(event) => {
+                // The address is needed either way; the browser says so when it is missing.
+                if (event.currentTarget.form?.reportValidity() !== true) return;
+                setSentTo(email.trim());
+                setAsked(false);
+                setDevCode(false);
+                setCode("");
+                setError(null);
+              }}
+            >
+              I already have a code
+            </button>
+          </div>
         </form>
       ) : (
         <form onSubmit={verify}>
           <p>
-            We sent a 6-digit code to <strong>{sentTo}</strong>.
-            {devCode && " (Dev mode: it is filled in for you.)"}
+            {asked ? "We sent a 6-digit code to" : "Enter the 6-digit code we emailed to"}{" "}
+            <strong>{sentTo}</strong>.{devCode && " (Dev mode: it is filled in for you.)"}
           </p>
           <label htmlFor="code">Code</label>
           <input

@@ -76,4 +76,46 @@ describe.each(testDatabases())("the shop page on $name", (database) => {
     });
     await context.close();
   });
+
+  // Regression: a second device asking for a code within the minute got
+  // only "less than a minute ago", with no countdown and no way to enter
+  // the code the first device had received.
+  it("shows a second device the cooldown's countdown and takes the code the first one got", async () => {
+    const laptop = await browser.newContext();
+    const phone = await browser.newContext();
+    await screenshotOnFailure(browser, `shop-second-device-${database.name}`, async () => {
+      const first = await laptop.newPage();
+      await first.goto(server.url);
+      await first.getByLabel("Email").fill("second-device@example.com");
+      await first.getByRole("button", { name: "Email me a code" }).click();
+      await first.getByText("Dev mode: it is filled in for you.").waitFor();
+      const sent = await first.getByLabel("Code").inputValue();
+      expect(sent).toMatch(/^\d{6}$/);
+
+      const second = await phone.newPage();
+      const pageErrors: string[] = [];
+      second.on("pageerror", (error) => pageErrors.push(error.message));
+      await second.goto(server.url);
+      await second.getByLabel("Email").fill("second-device@example.com");
+      await second.getByRole("button", { name: "Email me a code" }).click();
+      const status = second.getByRole("status");
+      await status.getByText(/You can ask for a new one\s+in \d+ s/).waitFor();
+      const secondsLeft = async () =>
+        Number(/in (\d+) s/.exec((await status.textContent()) ?? "")?.[1]);
+      const before = await secondsLeft();
+      expect(before).toBeGreaterThan(50);
+      expect(before).toBeLessThanOrEqual(60);
+      await expect.poll(secondsLeft, { timeout: 5000 }).toBeLessThan(before);
+      expect(await second.getByRole("button", { name: "Email me a code" }).isDisabled()).toBe(true);
+
+      await second.getByRole("button", { name: "I already have a code" }).click();
+      await second.getByText("Enter the 6-digit code we emailed to").waitFor();
+      await second.getByLabel("Code").fill(sent);
+      await second.getByRole("button", { name: "Sign in" }).click();
+      await second.getByRole("heading", { name: "Your cart" }).waitFor();
+      expect(pageErrors).toEqual([]);
+    });
+    await laptop.close();
+    await phone.close();
+  });
 });

@@ -124,4 +124,60 @@ describe("the todo page", () => {
     await ada.close();
     await bob.close();
   });
+
+  // Regression: a second device asking for a code within the minute got
+  // only "less than a minute ago", with no countdown and no way to enter
+  // the code the first device had received.
+  it("shows a second device the cooldown's countdown and takes the code the first one got", async () => {
+    const laptop = await browser.newContext();
+    const phone = await browser.newContext();
+    await screenshotOnFailure(browser, "todo-second-device", async () => {
+      const first = await openTab(laptop);
+      await first.getByLabel("Email").fill("grace@example.com");
+      await first.getByRole("button", { name: "Send code" }).click();
+      const code = first.getByLabel("Code");
+      await expect.poll(() => code.inputValue()).toMatch(/^\d{6}$/);
+      const sent = await code.inputValue();
+
+      const second = await openTab(phone);
+      await second.getByLabel("Email").fill("grace@example.com");
+      await second.getByRole("button", { name: "Send code" }).click();
+      const status = second.getByRole("status");
+      await status.getByText(/You can ask for a new one in \d+ s/).waitFor();
+      const secondsLeft = async () =>
+        Number(/in (\d+) s/.exec((await status.textContent()) ?? "")?.[1]);
+      const before = await secondsLeft();
+      expect(before).toBeGreaterThan(50);
+      expect(before).toBeLessThanOrEqual(60);
+      // It counts down, and asking again waits for it.
+      await expect.poll(secondsLeft, { timeout: 5000 }).toBeLessThan(before);
+      expect(await second.getByRole("button", { name: "Send code" }).isDisabled()).toBe(true);
+      expect(await second.getByRole("alert").count()).toBe(0);
+
+      await second.getByRole("button", { name: "I already have a code" }).click();
+      await second.getByText("Enter the code we emailed to").waitFor();
+      await second.getByLabel("Code").fill(sent);
+      await second.getByRole("button", { name: "Sign in" }).click();
+      await second.getByText("Nothing to do yet").waitFor();
+      await second.getByText("grace@example.com").waitFor();
+    });
+    await laptop.close();
+    await phone.close();
+  });
+
+  it("asks for the address before the code when there is none", async () => {
+    const context = await browser.newContext();
+    await screenshotOnFailure(context, "todo-have-code-no-email", async () => {
+      const page = await openTab(context);
+      await page.getByRole("button", { name: "I already have a code" }).click();
+      // The browser's own check stops it; the form stays on the address.
+      expect(
+        await page
+          .getByLabel("Email")
+          .evaluate((input: HTMLInputElement) => input.validity.valueMissing),
+      ).toBe(true);
+      expect(await page.getByLabel("Code").count()).toBe(0);
+    });
+    await context.close();
+  });
 });
