@@ -77,7 +77,7 @@ function escapeRegExp(text: string): string {
 }
 
 /** The pattern of one expected line: `…` is anything, digits are any digits. */
-export function expectedLinePattern(expected: string): RegExp {
+function expectedLinePattern(expected: string): RegExp {
   const pattern = expected
     .split("…")
     .map((part) =>

@@ -1,5 +1,11 @@
 export { type App, type AppOptions, createApp } from "./app.js";
-export { ConfigError, parseConfig, type ServerConfig } from "./config.js";
+export {
+  ConfigError,
+  ConfigErrors,
+  type ParseConfigOptions,
+  parseConfig,
+  type ServerConfig,
+} from "./config.js";
 export {
   type ErrorBody,
   ServerError,
