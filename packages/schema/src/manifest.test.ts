@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { architectureJSON } from "../test/architecture-manifest.js";
-import { SchemaError } from "./errors.js";
+import { type ManifestIssue, SchemaError } from "./errors.js";
 import { parseManifest } from "./manifest.js";
 
 const todoManifest = architectureJSON;
 
-function issuesOf(input: unknown): { path: string; message: string }[] {
+function issuesOf(input: unknown): ManifestIssue[] {
   try {
     parseManifest(input);
   } catch (error) {
