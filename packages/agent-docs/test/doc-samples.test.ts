@@ -88,9 +88,40 @@ describe("documentation pages", () => {
     const { attributes } = parseFrontMatter(skill?.source ?? "");
     expect(attributes.name?.trim()).toBeTruthy();
     expect(attributes.description?.trim()).toBeTruthy();
+    // An agent reads all of it first: at most 64 KB, long reference material
+    // lives in the pages it links. Below 40 KB it would have lost the essentials.
     const bytes = Buffer.byteLength(skill?.source ?? "");
-    expect(bytes).toBeGreaterThan(20_000);
-    expect(bytes).toBeLessThan(120_000);
+    expect(bytes).toBeGreaterThan(40_000);
+    expect(bytes).toBeLessThanOrEqual(65_536);
+  });
+
+  it("keeps in the skill what an agent needs to write an app without reading further", () => {
+    const skill = docs.find((doc) => doc.path === undefined)?.source ?? "";
+    const headings = [...headingAnchors(skill)];
+    expect(headings).toEqual(
+      expect.arrayContaining([
+        "1-what-svc-is-and-what-exists",
+        "2-app-layout-and-commands",
+        "3-the-manifest",
+        "4-policy-language",
+        "variables",
+        "grammar-and-precedence",
+        "types",
+        "null-semantics-two-valued-identical-in-memory-and-in-sql",
+        "patterns",
+        "5-how-enforcement-behaves",
+        "6-server-functions",
+        "ctx",
+        "results-and-errors",
+        "7-calling-the-api",
+        "sign-in",
+        "8-testing",
+        "9-deployment-and-configuration",
+        "10-error-codes",
+        "11-known-pitfalls",
+        "12-planned-not-built-do-not-call",
+      ]),
+    );
   });
 
   it("links only to pages and headings that exist", () => {
