@@ -396,8 +396,9 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
   const heardFrom = (peer: string): void => {
     const heardAt = peers.get(peer);
     const isNew = heardAt === undefined || performance.now() - heardAt > peerTtlMs;
-    if (heardAt === undefined && peers.size >= MAX_PEERS && (hasPeers(), peers.size >= MAX_PEERS)) {
-      return;
+    if (heardAt === undefined && peers.size >= MAX_PEERS) {
+      hasPeers(); // drops the ones gone quiet
+      if (peers.size >= MAX_PEERS) return;
     }
     peers.delete(peer);
     peers.set(peer, performance.now());
