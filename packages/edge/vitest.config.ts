@@ -1,0 +1,3 @@
+import { definePackageTestConfig } from "@svc/tooling/vitest";
+
+export default definePackageTestConfig();
