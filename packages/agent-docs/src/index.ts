@@ -8,7 +8,14 @@ export {
   toAgentErrorResponse,
 } from "./errors.js";
 export { type FrontMatterDocument, parseFrontMatter } from "./front-matter.js";
-export { type DocPage, type DocsLibrary, type LoadDocsOptions, loadDocs } from "./load-docs.js";
+export {
+  createDocsLibrary,
+  type DocPage,
+  type DocsLibrary,
+  type DocsSources,
+  type LoadDocsOptions,
+  loadDocs,
+} from "./load-docs.js";
 export {
   type AgentDocsTool,
   type AgentDocsTools,

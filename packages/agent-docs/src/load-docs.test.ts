@@ -1,11 +1,11 @@
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { fixtureContentDir, fixtureSkillPath, loadFixtureDocs } from "../test/helpers.js";
 import { AgentDocsError } from "./errors.js";
-import { loadDocs } from "./load-docs.js";
+import { createDocsLibrary, loadDocs } from "./load-docs.js";
 import { defaultContentDir, defaultSkillPath } from "./package-paths.js";
 
 const BASE = "https://svc.example.com";
@@ -167,5 +167,37 @@ describe("loadDocs errors", () => {
     const dir = await contentWith(kind === "ok" ? { "a/b.md": "---\ntitle: B\n---\n" } : {});
     const error = await loadError(kind === "missing" ? join(dir, "nope") : dir, skillPath);
     expect(error.code).toBe("CONTENT_NOT_FOUND");
+  });
+});
+
+describe("createDocsLibrary", () => {
+  it("builds from sources in memory the library loadDocs reads from files", async () => {
+    const pages: { path: string; source: string }[] = [];
+    for (const section of await readdir(fixtureContentDir, { withFileTypes: true })) {
+      if (!section.isDirectory()) continue;
+      for (const file of await readdir(join(fixtureContentDir, section.name))) {
+        if (!file.endsWith(".md")) continue;
+        pages.push({
+          path: `${section.name}/${file.slice(0, -3)}`,
+          source: await readFile(join(fixtureContentDir, section.name, file), "utf8"),
+        });
+      }
+    }
+    const fromFiles = await loadFixtureDocs();
+    const fromMemory = createDocsLibrary({
+      pages: pages.reverse(),
+      skill: await readFile(fixtureSkillPath, "utf8"),
+    });
+    expect(fromMemory.list(BASE)).toEqual(fromFiles.list(BASE));
+    expect(fromMemory.search("api keys", 5, BASE)).toEqual(fromFiles.search("api keys", 5, BASE));
+    expect(fromMemory.read("auth/jwt")).toBe(fromFiles.read("auth/jwt"));
+    expect(fromMemory.skill()).toBe(fromFiles.skill());
+  });
+
+  it("refuses an empty library and a path that is not <section>/<page>", () => {
+    expect(() => createDocsLibrary({ pages: [], skill: "" })).toThrow(AgentDocsError);
+    expect(() =>
+      createDocsLibrary({ pages: [{ path: "../x", source: "---\ntitle: X\n---\n" }], skill: "" }),
+    ).toThrow(/section/);
   });
 });

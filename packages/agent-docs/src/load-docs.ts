@@ -97,7 +97,10 @@ async function findPages(contentDir: string): Promise<Array<[string, string]>> {
 }
 
 async function loadPage(path: string, file: string): Promise<DocPage & { body: string }> {
-  const source = await readText(file, "documentation page");
+  return parsePage(path, file, await readText(file, "documentation page"));
+}
+
+function parsePage(path: string, file: string, source: string): DocPage & { body: string } {
   let parsed: ReturnType<typeof parseFrontMatter>;
   try {
     parsed = parseFrontMatter(source);
@@ -198,6 +201,50 @@ export async function loadDocs(options: LoadDocsOptions = {}): Promise<DocsLibra
     Promise.all(files.map(([path, file]) => loadPage(path, file))),
     readText(skillPath, "authoring guide"),
   ]);
+  return libraryOf(loaded, skill);
+}
+
+/** The sources of a library held in memory (see {@link createDocsLibrary}). */
+export interface DocsSources {
+  /** Each page's `<section>/<page>` path and its markdown file's text, front matter included. */
+  readonly pages: readonly { readonly path: string; readonly source: string }[];
+  /** The authoring guide's markdown. */
+  readonly skill: string;
+}
+
+/**
+ * The library {@link loadDocs} builds, from sources already in memory: for
+ * runtimes without a file system (the edge build bundles the pages as
+ * strings). Same checks and errors as `loadDocs`, naming the page's path.
+ *
+ * @example
+ * const library = createDocsLibrary({
+ *   pages: [{ path: "intro/start", source: "---\ntitle: Start\n---\nHello." }],
+ *   skill: "# Guide",
+ * });
+ * library.read("intro/start"); // "# Start\n\nHello."
+ */
+export function createDocsLibrary(sources: DocsSources): DocsLibrary {
+  const pages = [...sources.pages].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  if (pages.length === 0) {
+    throw new AgentDocsError("CONTENT_NOT_FOUND", { message: "The library has no page." });
+  }
+  for (const { path } of pages) {
+    const [section, page, ...rest] = path.split("/");
+    if (rest.length > 0 || !NAME.test(section ?? "") || !NAME.test(page ?? "")) {
+      throw contentError(
+        path,
+        "a page path must be <section>/<page> of letters, digits, '-' and '_'.",
+      );
+    }
+  }
+  return libraryOf(
+    pages.map(({ path, source }) => parsePage(path, path, source)),
+    sources.skill,
+  );
+}
+
+function libraryOf(loaded: readonly (DocPage & { body: string })[], skill: string): DocsLibrary {
   const index = createSearchIndex(
     loaded.map((page) => ({
       path: page.path,
