@@ -1,7 +1,14 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: ["src/index.ts"],
+  // The build bundles worker.js and platform/* into each app's Worker.
+  entry: [
+    "src/index.ts",
+    "src/worker.ts",
+    "src/bin.ts",
+    "src/platform/argon2.ts",
+    "src/platform/no-tsx.ts",
+  ],
   format: ["esm"],
   dts: true,
   clean: true,
