@@ -27,6 +27,20 @@ export class EdgeConfigError extends Error {
   override readonly name = "EdgeConfigError";
 }
 
+/**
+ * `fetch` for the email and SMS transports: workerd refuses `redirect:
+ * "error"`, which they use so a provider's redirect is never followed with
+ * the API key; "manual" plus a failure on any 3xx is the same.
+ */
+const edgeFetch: typeof fetch = async (input, init) => {
+  if (init?.redirect !== "error") return fetch(input, init);
+  const response = await fetch(input, { ...init, redirect: "manual" });
+  if (response.status >= 300 && response.status < 400) {
+    throw new TypeError(`fetch: the provider answered a redirect (${response.status})`);
+  }
+  return response;
+};
+
 function text(env: EdgeEnv, name: string): string | undefined {
   const value = env[name];
   return typeof value === "string" && value !== "" ? value : undefined;
@@ -81,7 +95,7 @@ export function parseEdgeConfig(env: EdgeEnv, trustedOrigins: readonly string[])
       issuer: text(env, "SVC_JWT_ISSUER"),
       ...(lifetimeSecs !== undefined && { lifetimeSecs }),
     },
-    email: parseEmailConfig(strings, { devMode }),
+    email: parseEmailConfig(strings, { devMode, fetch: edgeFetch }),
     bodyLimitBytes: limit === undefined ? 1_048_576 : Number(limit),
   };
 }

@@ -24,6 +24,7 @@ export function jsonResponse(
  */
 export function errorResponse(error: unknown, onInternalError: (error: unknown) => void): Response {
   const { status, body, headers, internal } = toErrorResponse(error);
-  if (internal || status >= 500) onInternalError(error);
+  // A 501 for what the edge does not serve is an answer, not a fault.
+  if (internal || (status >= 500 && status !== 501)) onInternalError(error);
   return jsonResponse(body, status, headers);
 }
