@@ -39,13 +39,26 @@ export interface BuildEdgeResult {
 const FUNCTION_EXTENSIONS = [".ts", ".mts", ".js", ".mjs"];
 const FUNCTION_NAME = /^[A-Za-z][A-Za-z0-9_]{0,99}$/;
 
-/** A file of this package: `src/*.ts` under vitest, `dist/*.js` once built. */
-function ownFile(name: string): string {
-  for (const extension of [".js", ".ts"]) {
-    const path = fileURLToPath(new URL(`../${name}${extension}`, import.meta.url));
-    if (existsSync(path)) return path;
+/** This package's root: the nearest directory above this module with its package.json. */
+function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, "package.json"))) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error("svc-edge: cannot find the @svc/edge package");
+    dir = parent;
   }
-  throw new Error(`svc-edge: cannot find ${name} beside the build module`);
+  return dir;
+}
+
+/** A module of this package: from `src/` when running from source (tests), else from `dist/`. */
+function ownFile(name: string): string {
+  const root = packageRoot();
+  const fromSource = fileURLToPath(import.meta.url).includes(`${join(root, "src")}`);
+  const source = join(root, "src", `${name}.ts`);
+  const built = join(root, "dist", `${name}.js`);
+  const path = fromSource ? source : built;
+  if (!existsSync(path)) throw new Error(`svc-edge: cannot find ${path}`);
+  return path;
 }
 
 async function functionFiles(dir: string): Promise<{ name: string; path: string }[]> {
@@ -171,6 +184,9 @@ export async function buildEdgeApp(options: BuildEdgeOptions): Promise<BuildEdge
     sourcemap: false,
     metafile: true,
     logLevel: "silent",
+    // What the app's files import (@svc/functions, zod) is found beside the
+    // app first, then among this package's own dependencies.
+    nodePaths: [join(packageRoot(), "node_modules")],
     // Workspace packages from their TypeScript source when present, else dist.
     conditions: ["@svc/source", "workerd", "worker", "import", "module", "default"],
     mainFields: ["module", "main"],

@@ -8,6 +8,7 @@ import { type CompiledQuery, Kysely, SqliteDialect } from "kysely";
 import { EDGE_TABLES_SQL } from "../d1/d1-dialect.js";
 
 const WRITES = /^\s*(create|alter|drop|insert|update|delete)\b/i;
+const IDEMPOTENT = /^\s*create (table|index|unique index) if not exists\b/i;
 
 /** An SQL literal of a bound value, for a migration file. */
 function literal(value: unknown): string {
@@ -78,10 +79,11 @@ export async function planMigration(manifest: Manifest, dir: string): Promise<st
       database: { db, dialect: "sqlite" },
       secret: "svc edge build: migrations only, never a real secret",
     });
-    const before = captured.length;
     await store.migrate({ packages: auth.migrations });
     await auth.close();
-    return captured.length === before && previous.length > 0 ? [] : captured;
+    // The planner re-asserts its bookkeeping tables every run ("if not exists"): not a change.
+    const changed = captured.some((statement) => !IDEMPOTENT.test(statement));
+    return changed || previous.length === 0 ? captured : [];
   } finally {
     sqlite.close();
   }
