@@ -24,6 +24,15 @@ const allowed: Readonly<Record<string, readonly string[]>> = {
   "@svc/mcp-server": [],
   "@svc/client": [],
   "create-svc": [],
+  // The experimental edge worker composes the request-path packages, as the server does.
+  "@svc/edge": [
+    "@svc/schema",
+    "@svc/store",
+    "@svc/functions",
+    "@svc/auth-core",
+    "@svc/agent-docs",
+    "@svc/mcp-server",
+  ],
   "@svc/server": [
     "@svc/schema",
     "@svc/policy-engine",
