@@ -72,7 +72,7 @@ export async function startEdgeWorker(
       SVC_EMAIL_FROM: "auth@example.com",
       ...options.bindings,
     },
-    outboundService: async (request) => {
+    outboundService: async (request: { url: string; json(): Promise<unknown> }) => {
       if (new URL(request.url).host === "mail.test") {
         emails.push((await request.json()) as SentEmail);
         return new Response("{}", { status: 200 });
