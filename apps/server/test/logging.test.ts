@@ -4,6 +4,7 @@ import { type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, parseConfig } from "../src/config.js";
 import { formatPretty } from "../src/logging/pretty.js";
+import { batchLines } from "../src/logging/stdout.js";
 import { type RunningServer, startServer } from "../src/start-server.js";
 import { ADMIN_TOKEN, databaseEnv, TODO_MANIFEST, tempDir } from "./fixtures.js";
 
@@ -405,5 +406,19 @@ describe("formatPretty", () => {
 
   it("passes a line that is not JSON as it is", () => {
     expect(formatPretty("plain\n", false)).toBe("plain\n");
+  });
+});
+
+describe("batchLines", () => {
+  it("hands the lines of one event-loop turn to the stream in one write", async () => {
+    const writes: string[] = [];
+    const stream = batchLines({ write: (text: string) => writes.push(text) });
+    stream.write("a\n");
+    stream.write("b\n");
+    expect(writes).toEqual([]);
+    await new Promise((resolveTurn) => setImmediate(resolveTurn));
+    stream.write("c\n");
+    stream.flush();
+    expect(writes).toEqual(["a\nb\n", "c\n"]);
   });
 });

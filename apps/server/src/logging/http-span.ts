@@ -1,6 +1,8 @@
 import {
   type Context,
   context,
+  INVALID_SPAN_CONTEXT,
+  ProxyTracerProvider,
   propagation,
   type Span,
   SpanKind,
@@ -11,6 +13,20 @@ import type { Request } from "express";
 
 /** Through `@opentelemetry/api` only: spans record nothing unless the app registers an SDK. */
 const tracer = trace.getTracer("@svc/server");
+
+/** What the API answers until an SDK is registered. */
+const NOOP_PROVIDER = new ProxyTracerProvider().getDelegate();
+/** The span of a request when nothing records: no header is read, nothing is made. */
+const NO_SPAN: RequestSpan = {
+  span: trace.wrapSpanContext(INVALID_SPAN_CONTEXT),
+  context: undefined,
+};
+
+/** Whether an SDK is registered (checked per request: it may be registered after boot). */
+function isTracing(): boolean {
+  const provider = trace.getTracerProvider();
+  return !(provider instanceof ProxyTracerProvider) || provider.getDelegate() !== NOOP_PROVIDER;
+}
 
 /** A request's server span and the context its handlers run in (undefined: nothing records). */
 export interface RequestSpan {
@@ -25,6 +41,7 @@ export interface RequestSpan {
  * and no context is entered.
  */
 export function startRequestSpan(req: Request, requestId: string): RequestSpan {
+  if (!isTracing()) return NO_SPAN;
   const parent = propagation.extract(context.active(), req.headers);
   const span = tracer.startSpan(
     req.method,

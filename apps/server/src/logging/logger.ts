@@ -1,7 +1,8 @@
-import { type DestinationStream, destination, type Logger, pino } from "pino";
+import { type DestinationStream, type Logger, pino } from "pino";
 import type { LogFormat, LogLevel } from "./levels.js";
 import { createPrettyStream } from "./pretty.js";
 import { currentRequest } from "./request-context.js";
+import { batchedStdout } from "./stdout.js";
 
 /** The server's logger: pino's, so any pino-compatible sink or transport fits. */
 export type ServerLogger = Logger;
@@ -39,28 +40,6 @@ function isoTimeField(): string {
   return lastField;
 }
 
-/** How long a JSON line may wait in the buffer before it is written. */
-const FLUSH_EVERY_MS = 200;
-
-let bufferedOut: DestinationStream | undefined;
-
-/**
- * Standard output, written asynchronously. JSON lines are gathered into
- * writes of 4 KiB or more (one system call per few dozen lines under
- * load) and flushed at least every 200 ms and when the process exits;
- * pretty lines (dev mode) go at once. One buffer per process, shared by
- * every logger writing to standard output.
- */
-function stdoutFor(format: LogFormat): DestinationStream {
-  if (format === "pretty") return destination({ dest: 1, sync: false });
-  if (bufferedOut === undefined) {
-    const out = destination({ dest: 1, sync: false, minLength: 4096 });
-    setInterval(() => out.flush(), FLUSH_EVERY_MS).unref();
-    bufferedOut = out;
-  }
-  return bufferedOut;
-}
-
 /**
  * Creates the server's logger. Every line carries `level` (its name),
  * `time` (ISO 8601) and `msg`; a line made while a request is handled
@@ -75,7 +54,7 @@ function stdoutFor(format: LogFormat): DestinationStream {
  */
 export function createLogger(options: LoggerOptions = {}): ServerLogger {
   const format = options.format ?? "json";
-  const out = options.destination ?? stdoutFor(format);
+  const out = options.destination ?? batchedStdout();
   return pino(
     {
       level: options.level ?? "info",

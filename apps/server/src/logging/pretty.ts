@@ -62,12 +62,15 @@ export function formatPretty(line: string, colors: boolean): string {
  * dependency).
  */
 export function createPrettyStream(
-  out: DestinationStream,
+  out: DestinationStream & { flush?: () => void },
   options: { readonly colors: boolean },
-): DestinationStream {
+): DestinationStream & { flush(): void } {
   return {
     write(line: string): void {
       out.write(formatPretty(line, options.colors));
+    },
+    flush(): void {
+      out.flush?.();
     },
   };
 }
