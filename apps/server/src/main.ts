@@ -53,7 +53,7 @@ async function main(): Promise<void> {
       `svc: live sync at ${server.url}/ws, /events and /shard/<room> (also on ports ${ws}, ${events} and ${shards}: ${sidePort(ws).replace(/^http/, "ws")}/ws, ${sidePort(events)}/events, ${sidePort(shards).replace(/^http/, "ws")}/shard/<room>)`,
     );
     for (const warning of server.warnings) logger.warn(`svc: warning: ${warning}`);
-    // JSON lines wait in a buffer (200 ms at most): whoever waits for the boot gets it now.
+    // Lines wait for the end of the event-loop turn: whoever waits for the boot gets it now.
     logger.flush();
   } catch (error) {
     // Every boot problem svc itself detects (configuration, manifest,
