@@ -80,14 +80,16 @@ describe("functions", () => {
       body: { slug: "counter", body: "" },
     });
     const id = created.body.id as string;
+    // Five at once: each loses at most four times (every loss is another's
+    // commit), within the five attempts a write gets.
     const answers = await Promise.all(
-      Array.from({ length: 8 }, () =>
+      Array.from({ length: 5 }, () =>
         worker.call("POST", "/api/fn/bumpNote", { token: bob, body: { id } }),
       ),
     );
-    expect(answers.map((answer) => answer.status)).toEqual(Array(8).fill(200));
+    expect(answers.map((answer) => answer.status)).toEqual(Array(5).fill(200));
     expect(answers.map((answer) => answer.body.edits).sort((a, b) => a - b)).toEqual([
-      3, 4, 5, 6, 7, 8, 9, 10,
+      3, 4, 5, 6, 7,
     ]);
   });
 

@@ -141,4 +141,17 @@ describe("transactions on D1", () => {
       expect(count.rows[0]?.c).toBe(2);
     });
   });
+
+  it("refuse by name a write the overlay cannot compute, and write nothing", async () => {
+    await expect(
+      db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto("pair")
+          .values({ a: "9", b: "9", v: 1 })
+          .onConflict((oc) => oc.columns(["a", "b"]).doNothing())
+          .execute();
+      }),
+    ).rejects.toThrow(/on conflict/);
+    expect(await db.selectFrom("pair").select("a").where("a", "=", "9").execute()).toEqual([]);
+  });
 });
