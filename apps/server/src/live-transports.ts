@@ -59,6 +59,8 @@ export interface LiveTransportOptions {
    * shards). Unset (SQLite): rooms live in this process.
    */
   readonly databaseURL?: string;
+  /** Receives the transports' unexpected errors with a short label. Default `console.error`. */
+  readonly logError?: (message: string, error: unknown) => void;
 }
 
 /** The running live transports. */
@@ -169,6 +171,9 @@ export async function startLiveTransports(options: LiveTransportOptions): Promis
       `must leave room for the live transports' ports (${port} + 3 > 65535)`,
     );
   }
+  const logError =
+    options.logError ??
+    ((message: string, error: unknown) => console.error(`svc: ${message}:`, error));
   // On Postgres a room's members meet whichever server they came through
   // (the boot fails if the relay cannot connect, as it does for the change feed).
   const cluster =
@@ -176,13 +181,13 @@ export async function startLiveTransports(options: LiveTransportOptions): Promis
       ? undefined
       : createShardCluster({
           connectionString: options.databaseURL,
-          onError: (error: unknown) => console.error("svc: shards: relay:", error),
+          onError: (error: unknown) => logError("shards: relay failed", error),
         });
   await cluster?.ready().catch(async (error: unknown) => {
     await cluster.close();
     throw error;
   });
-  const onError = (error: unknown) => console.error("svc: sync:", error);
+  const onError = (error: unknown) => logError("sync: live transport failed", error);
   const events = createEventStreams({ sync, authenticate, callers, trustedOrigins, onError });
   const hubOptions = { sync, authenticate, callers, trustedOrigins, onError };
   const hubs: WebSocketHub[] = [attachWebSocket(options.main, { ...hubOptions, shared: true })];
@@ -199,7 +204,7 @@ export async function startLiveTransports(options: LiveTransportOptions): Promis
     trustedOrigins,
     ...(options.rooms !== undefined && { logic: options.rooms }),
     existsResolver: options.joinExistsResolver,
-    onError: (error: unknown) => console.error("svc: shards:", error),
+    onError: (error: unknown) => logError("shards: room failed", error),
   };
   const shardServer = createServer((_req, res) => notFound(res));
   // One hub, so a room's members meet whichever port they came through.

@@ -430,6 +430,7 @@ export async function startServer(
       rooms: runner.rooms(),
       joinExistsResolver: () => cachedExistsResolver(store.systemReader()),
       ...(config.databaseURL !== undefined && { databaseURL: config.databaseURL }),
+      logError: (message, error) => logger.error({ err: error }, message),
     }).catch(async (error: unknown) => {
       await new Promise((resolveClose) => server.close(resolveClose));
       throw error;
