@@ -129,11 +129,12 @@ describe("production mode", () => {
         (await preflight("https://evil.example")).headers.get("access-control-allow-origin"),
       ).toBeNull();
       // Regression: browsers could not read the next-page cursor of a list.
+      // They read the request id too, to quote it when reporting a failure.
       const listed = await fetch(`${server.url}/api/entities/Note`, {
         headers: { origin: "https://app.example", authorization: `Bearer ${ADMIN_TOKEN}` },
       });
       expect(listed.headers.get("access-control-expose-headers")).toBe(
-        "X-Next-Cursor,Idempotent-Replayed",
+        "X-Next-Cursor,Idempotent-Replayed,X-Request-Id",
       );
 
       const boom = await fetch(`${server.url}/api/fn/boom`, {
