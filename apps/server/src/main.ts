@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { relative } from "node:path";
+import { PolicyError, renderPolicyIssue } from "@svc/policy-engine";
 import { ConfigError, parseConfig } from "./config.js";
 import { startServer } from "./start-server.js";
 
@@ -71,6 +72,14 @@ async function main(): Promise<void> {
       }
     } else if (error instanceof Error && typeof code === "string") {
       console.error(`svc: ${code}: ${error.message.replaceAll("\n", " ")}`);
+      // A bad rule is shown with a caret under the place each problem points at.
+      if (error instanceof PolicyError) {
+        for (const issue of error.issues) {
+          if (issue.source === undefined) continue;
+          for (const line of renderPolicyIssue(issue, "    ").split("\n"))
+            console.error(`svc:   ${line}`);
+        }
+      }
     } else {
       console.error("svc: failed to start:", error);
     }

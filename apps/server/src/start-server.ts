@@ -58,6 +58,7 @@ import { internalErrorLogger } from "./logging/internal-error.js";
 import { createLogger, type ServerLogger } from "./logging/logger.js";
 import { runWithLogContext } from "./logging/request-context.js";
 import { loadManifestFile } from "./manifest-file.js";
+import { policyLintWarnings } from "./policy-lint-warnings.js";
 import { defaultFilesDir, sqliteFiles } from "./storage-paths.js";
 import { studioMigrations } from "./studio/studio-session-table.js";
 
@@ -545,6 +546,7 @@ export async function startServer(
       warnings: [
         ...config.warnings,
         ...config.auth.warnings,
+        ...(config.devMode ? policyLintWarnings(manifest) : []),
         ...(config.databaseURL === undefined && config.auth.sessionDbPath === undefined
           ? [
               "sessions, API keys, codes and rate limits are kept in memory (SVC_SESSION_DB is unset): everyone is signed out and every API key is gone when the server stops",

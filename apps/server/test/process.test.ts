@@ -101,7 +101,7 @@ describe("the svc-server process", () => {
         ],
       },
     ],
-  ])("refuses to boot on %s with one line naming it", async (_label, named, variant) => {
+  ])("refuses to boot on %s with a line naming it", async (_label, named, variant) => {
     using dir = tempDir();
     const manifest = {
       manifest_version: 1,
@@ -131,8 +131,19 @@ describe("the svc-server process", () => {
     }).exited;
     expect(code).toBe(1);
     const lines = stderr.trim().split("\n");
-    expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(named);
+    // A bad rule is also shown under it, with a caret at the problem.
+    expect(lines.slice(1)).toEqual(
+      named.startsWith("INVALID_POLICIES")
+        ? [
+            expect.stringContaining(
+              'svc:   policy "own" (Note.allowRead): unknown auth.emailVerified',
+            ),
+            "svc:       auth.emailVerified == true",
+            "svc:       ^",
+          ]
+        : [],
+    );
   });
 
   it("refuses to boot when the manifest change would drop stored data, saying what", async () => {
