@@ -182,8 +182,12 @@ describe.each(testDatabases())("live over WebSocket ($name)", (database) => {
     const callsBefore = seen.length;
     clock.fire();
     await waitFor(() => expect(titles(todos.rows)).toEqual(["fresh"]));
-    // Replaced in one step: no empty list in between.
-    expect(seen.slice(callsBefore)).toEqual([["fresh"]]);
+    // Replaced in one step: no empty list in between. (On Postgres the
+    // server's tail may read the reset marker after the resumed socket got
+    // its snapshot; the RESYNC_REQUIRED that follows reloads the same rows,
+    // so "fresh" may be reported twice, but never anything else.)
+    expect(seen.slice(callsBefore).length).toBeGreaterThan(0);
+    for (const rows of seen.slice(callsBefore)) expect(rows).toEqual(["fresh"]);
     todos.unsubscribe();
   });
 
