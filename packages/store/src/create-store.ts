@@ -13,7 +13,14 @@ import { createGroupCommit, type GroupWork } from "./group-commit.js";
 import { selectPageJSON } from "./list-json.js";
 import { migrateDatabase } from "./migrate.js";
 import { checkId } from "./prepare-write.js";
-import { authorize, findModel, type OperationContext, selectPage, selectRow } from "./read-ops.js";
+import {
+  authorize,
+  countRows,
+  findModel,
+  type OperationContext,
+  selectPage,
+  selectRow,
+} from "./read-ops.js";
 import { probeStorage } from "./storage-probe.js";
 import { withSpan } from "./tracing.js";
 import type {
@@ -145,7 +152,7 @@ async function guarded<T>(fn: () => Promise<T>): Promise<T> {
  */
 function statement<T>(
   ctx: OperationContext,
-  kind: "get" | "query" | "insert" | "update" | "delete",
+  kind: "get" | "query" | "count" | "insert" | "update" | "delete",
   entity: string,
   fn: () => Promise<T>,
 ): Promise<T> {
@@ -352,6 +359,14 @@ export function createStore(options: CreateStoreOptions): Store {
         assertNotNested();
         const model = findModel(ctx, entity);
         return selectPageJSON(ctx, model, options, authorize(ctx, model, "read"));
+      });
+    },
+    count: (auth, entity, options) => {
+      const ctx: OperationContext = { db: readDb, dialect, models, access, auth, cursors };
+      return statement(ctx, "count", entity, async () => {
+        assertNotNested();
+        const model = findModel(ctx, entity);
+        return countRows(ctx, model, options, authorize(ctx, model, "read"));
       });
     },
     systemReader: () =>

@@ -40,6 +40,7 @@ export type {
   BeforeDeleteHook,
   ChangeEvent,
   ChangeListener,
+  CountOptions,
   EntityReader,
   EntityWriter,
   FileReferenceCheck,

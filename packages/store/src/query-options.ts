@@ -35,7 +35,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function normalizeFilters(model: EntityModel, where: unknown): NormalizedQuery["filters"] {
+/** A `where` option checked against its entity, with values encoded for the database. */
+export function normalizeFilters(model: EntityModel, where: unknown): NormalizedQuery["filters"] {
   if (where === undefined) return [];
   if (!isPlainObject(where)) throw invalidQuery("The where option must map field names to values.");
   const filters: { column: string; value: unknown }[] = [];

@@ -5,9 +5,9 @@ import type { CursorCodec } from "./cursor.js";
 import type { EntityTables, StoreDialect } from "./database.js";
 import type { EntityModel } from "./entity-model.js";
 import { nameForMessage, StoreError } from "./errors.js";
-import { type NormalizedQuery, normalizeQuery } from "./query-options.js";
+import { type NormalizedQuery, normalizeFilters, normalizeQuery } from "./query-options.js";
 import { startSpan } from "./tracing.js";
-import type { Page, QueryOptions, Row } from "./types.js";
+import type { CountOptions, Page, QueryOptions, Row } from "./types.js";
 
 /** What every read and write operation works with. */
 export interface OperationContext {
@@ -148,4 +148,41 @@ export async function selectPage(
         })
       : null;
   return { rows: decoded, nextCursor };
+}
+
+/** Default and largest `max` of `Store.count`. */
+const DEFAULT_COUNT_MAX = 100_000;
+const COUNT_MAX_LIMIT = 1_000_000;
+
+/**
+ * How many rows the caller may see match `options.where`, counting at most
+ * `max`: the rows are limited in a subquery, so a count never reads more.
+ */
+export async function countRows(
+  ctx: OperationContext,
+  model: EntityModel,
+  options: CountOptions | undefined,
+  filter: ReadFilter | null,
+): Promise<number> {
+  if (typeof options !== "object" && options !== undefined) {
+    throw new StoreError("INVALID_QUERY", { message: "The count options must be an object." });
+  }
+  const max = options?.max ?? DEFAULT_COUNT_MAX;
+  if (!Number.isInteger(max) || max < 1 || max > COUNT_MAX_LIMIT) {
+    throw new StoreError("INVALID_QUERY", {
+      message: `The count's max must be an integer from 1 to ${COUNT_MAX_LIMIT}.`,
+    });
+  }
+  const filters = normalizeFilters(model, options?.where);
+  let inner = ctx.db.selectFrom(model.name).select("id");
+  if (filter !== null) inner = inner.where(filter);
+  for (const { column, value } of filters) {
+    inner = value === null ? inner.where(column, "is", null) : inner.where(column, "=", value);
+  }
+  const row = await ctx.db
+    .selectFrom(inner.limit(max).as("counted"))
+    .select((eb) => eb.fn.countAll<number | string | bigint>().as("count"))
+    .executeTakeFirst();
+  // Postgres answers count(*) as a bigint string.
+  return Number(row?.count ?? 0);
 }

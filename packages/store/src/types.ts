@@ -25,6 +25,17 @@ export interface QueryOptions {
   readonly cursor?: string;
 }
 
+/** Options of `Store.count`. */
+export interface CountOptions {
+  /** Equality filters, as `QueryOptions.where` takes them. */
+  readonly where?: Readonly<Record<string, unknown>>;
+  /**
+   * Counts at most this many rows (1..1,000,000): a larger set answers
+   * `max`, so a count never reads more. Default 100,000.
+   */
+  readonly max?: number;
+}
+
 /** One page of a list read. */
 export interface Page {
   readonly rows: Row[];
@@ -157,6 +168,13 @@ export interface Store {
    * made; otherwise the rows are read and stringified.
    */
   queryJSON(auth: AuthContext, entity: string, options?: QueryOptions): Promise<JSONPage>;
+  /**
+   * How many rows of `entity` the caller may see that match `where`, read
+   * like `reader(auth).query` (same policies, filters and errors), through
+   * the read pool. Counts at most `max` rows (default 100,000), so the
+   * answer is `max` for a larger set: show it as "100,000+".
+   */
+  count(auth: AuthContext, entity: string, options?: CountOptions): Promise<number>;
   /**
    * Reads with the admin token's rights, for framework code that must look
    * past policies (membership checks). Inside `transaction` it reads through
