@@ -7,7 +7,7 @@ export {
   type QueueScheduler,
   type ScheduledCallRequest,
 } from "./job-scheduler.js";
-export type { JobListOptions, JobPage } from "./list-jobs.js";
+export type { JobCounts, JobListOptions, JobPage } from "./list-jobs.js";
 export {
   createJobQueue,
   type EnqueueRequest,

@@ -70,3 +70,26 @@ export async function listJobs(db: Kysely<JobsTables>, options: JobListOptions):
     nextCursor: rows.length > limit && last !== undefined ? encodeCursor(last) : null,
   };
 }
+
+/** Jobs per status (every status present, 0 when none). */
+export type JobCounts = Readonly<Record<JobStatus, number>>;
+
+/** One grouped count over the table: how many jobs have each status. */
+export async function countJobs(db: Kysely<JobsTables>): Promise<JobCounts> {
+  const rows = await db
+    .selectFrom(JOBS_TABLE)
+    .select((eb) => ["status", eb.fn.countAll<number | string | bigint>().as("count")])
+    .groupBy("status")
+    .execute();
+  const counts = Object.fromEntries(JOB_STATUSES.map((status) => [status, 0])) as Record<
+    JobStatus,
+    number
+  >;
+  for (const row of rows) {
+    // Postgres answers count(*) as a bigint string.
+    if ((JOB_STATUSES as readonly string[]).includes(row.status)) {
+      counts[row.status as JobStatus] = Number(row.count);
+    }
+  }
+  return counts;
+}

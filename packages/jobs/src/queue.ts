@@ -7,7 +7,13 @@ import { type BackoffOptions, backoffDelay } from "./backoff.js";
 import { claimJobs } from "./claim-jobs.js";
 import { JobsError } from "./errors.js";
 import { type Job, toJob } from "./job.js";
-import { type JobListOptions, type JobPage, listJobs } from "./list-jobs.js";
+import {
+  countJobs,
+  type JobCounts,
+  type JobListOptions,
+  type JobPage,
+  listJobs,
+} from "./list-jobs.js";
 import { JOBS_TABLE, type JobsTables } from "./tables.js";
 
 /** Options of `createJobQueue`. */
@@ -103,6 +109,8 @@ export interface JobQueue {
   get(id: string): Promise<Job | null>;
   /** Jobs newest first, optionally of one status (`dead` is the dead-letter list). */
   list(options?: JobListOptions): Promise<JobPage>;
+  /** How many jobs have each status now (one grouped count; the studio's totals, `/metrics`). */
+  counts(): Promise<JobCounts>;
   /** Deletes succeeded and cancelled jobs finished before `before` (unix ms); resolves with the count. */
   prune(before: number): Promise<number>;
   /** Deletes every job (a dev-mode test reset). */
@@ -346,6 +354,7 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
     retry,
     get,
     list: (listOptions = {}) => listJobs(tables(), listOptions),
+    counts: () => countJobs(tables()),
     prune,
     clear: async () => {
       await tables().deleteFrom(JOBS_TABLE).execute();

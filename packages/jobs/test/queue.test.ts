@@ -146,7 +146,7 @@ describe.each(testDatabases())("the job queue on $name", (database) => {
     expect((await queue.list()).jobs).toHaveLength(1);
   });
 
-  it("pages the list newest first and filters by status", async () => {
+  it("pages the list newest first, filters by status and counts each status", async () => {
     const { queue } = fixture();
     const ids: string[] = [];
     for (let i = 0; i < 5; i += 1) {
@@ -161,6 +161,15 @@ describe.each(testDatabases())("the job queue on $name", (database) => {
     );
     expect(third.nextCursor).toBeNull();
     expect((await queue.list({ status: "dead" })).jobs).toEqual([]);
+    expect(await queue.counts()).toEqual({
+      pending: 5,
+      running: 0,
+      succeeded: 0,
+      dead: 0,
+      cancelled: 0,
+    });
+    await queue.cancel(ids[0] ?? "");
+    expect(await queue.counts()).toMatchObject({ pending: 4, cancelled: 1 });
     await expect(queue.list({ cursor: "nope" })).rejects.toMatchObject({ code: "INVALID_QUERY" });
     await expect(queue.list({ limit: 0 })).rejects.toBeInstanceOf(JobsError);
   });
