@@ -16,9 +16,10 @@ import { ADMIN_TOKEN, databaseEnv } from "./fixtures.js";
 
 /**
  * An app with every field kind the studio's forms handle: Notes are
- * owner-only (so only the admin studio sees them all), Users feed the
- * users page, and the functions echo, refuse (403, so a refused job goes
- * dead at once), crash (an unexpected error) and schedule jobs.
+ * owner-only (so only the admin studio sees them all) and may point at a
+ * List (a relation), Users feed the users page, and the functions echo,
+ * refuse (403, so a refused job goes dead at once), crash (an unexpected
+ * error) and schedule jobs.
  */
 export function writeStudioApp(dir: string): string {
   const manifest = {
@@ -44,9 +45,11 @@ export function writeStudioApp(dir: string): string {
           { name: "tag", type: "enum", values: ["red", "blue"] },
           { name: "meta", type: "json", optional: true },
           { name: "ownerId", type: "string", owner: true },
+          { name: "listId", type: "id", target: "List", optional: true },
           { name: "createdAt", type: "datetime", defaultNow: true },
         ],
       },
+      { name: "List", fields: [{ name: "name", type: "string" }] },
     ],
     policies: [
       {
@@ -149,9 +152,9 @@ export function alertOf(page: StudioPage): { code: string; message: string } | u
 /** The rows of an entity page's table: id and each `data-field` cell's text. */
 export function rowsOf(page: StudioPage): { id: string; cells: Record<string, string> }[] {
   const rows: { id: string; cells: Record<string, string> }[] = [];
-  for (const row of page.html.matchAll(/<tr data-id="([^"]*)">([\s\S]*?)<\/tr>/g)) {
+  for (const row of page.html.matchAll(/<tr data-id="([^"]*)"[^>]*>([\s\S]*?)<\/tr>/g)) {
     const cells: Record<string, string> = {};
-    for (const cell of (row[2] ?? "").matchAll(/<td data-field="([^"]*)">([\s\S]*?)<\/td>/g)) {
+    for (const cell of (row[2] ?? "").matchAll(/<td data-field="([^"]*)"[^>]*>([\s\S]*?)<\/td>/g)) {
       cells[cell[1] ?? ""] = textOf(cell[2] ?? "");
     }
     rows.push({ id: textOf(row[1] ?? ""), cells });

@@ -86,6 +86,7 @@ describe.each(testDatabases())("the studio's policy analyses on $name", (databas
     expect(page.html).toContain('<tr data-code="NO_POLICY" data-level="info">');
     expect(page.html).toContain('<a href="/studio/policies/User">User</a>');
     expect(page.html).toContain('<tr data-code="UNINDEXED_FILTER" data-level="warning">');
-    expect(page.html).toContain('<a href="/studio/policies">Policies</a>');
+    // The navigation marks the page it is on.
+    expect(page.html).toContain('<a href="/studio/policies" aria-current="page">Policies</a>');
   });
 });

@@ -46,6 +46,8 @@ interface NoteRow {
   readonly tag: string;
   readonly meta: unknown;
   readonly ownerId: string;
+  readonly listId: string | null;
+  readonly createdAt: string;
 }
 
 describe.each(testDatabases())("the admin studio on $name", (database) => {
@@ -405,7 +407,8 @@ describe.each(testDatabases())("the admin studio on $name", (database) => {
       expect(first.status).toBe(200);
       expect(rowsOf(first)).toHaveLength(50);
       const next = /<a href="([^"]*)" rel="next">/.exec(first.html)?.[1]?.replaceAll("&amp;", "&");
-      expect(next).toMatch(/^\/studio\/entities\/Note\?cursor=/);
+      // Newest first by default (Note has createdAt), and the pager keeps the order.
+      expect(next).toMatch(/^\/studio\/entities\/Note\?sort=createdAt&dir=desc&cursor=/);
       const second = await studio.get(next ?? "");
       expect(rowsOf(second)).toHaveLength(5);
       expect(second.html).not.toContain('rel="next"');
@@ -423,7 +426,135 @@ describe.each(testDatabases())("the admin studio on $name", (database) => {
       expect(rowsOf(byCount).map((row) => row.cells.title)).toEqual(["note 42"]);
       const none = await studio.get("/studio/entities/Note?field=title&value=absent");
       expect(rowsOf(none)).toEqual([]);
-      expect(none.html).toContain("No rows.");
+      expect(none.html).toContain("No rows match the filter.");
+    });
+
+    it("shows the entities with their number of rows on the home page", async () => {
+      await insertNotes([{ title: "a" }, { title: "b" }]);
+      const home = await studio.get("/studio");
+      const count = (entity: string): string | undefined =>
+        new RegExp(
+          `<a href="/studio/entities/${entity}">${entity}</a></td><td data-field="rows" class="num">([^<]*)</td>`,
+        ).exec(home.html)?.[1];
+      expect(count("Note")).toBe("2");
+      expect(count("List")).toBe("0");
+      expect(home.html).toContain('<a href="/studio" aria-current="page">Entities</a>');
+    });
+
+    it("orders rows newest first by default, sorts by any column on the server and shows the total", async () => {
+      const notes = await insertNotes([
+        { title: "old", count: 3, done: true, createdAt: "2024-01-01T00:00:00.000Z" },
+        { title: "new", count: 1, createdAt: "2024-03-01T00:00:00.000Z" },
+        { title: "mid", count: 2, createdAt: "2024-02-01T00:00:00.000Z" },
+      ]);
+      const titles = (page: StudioPage): (string | undefined)[] =>
+        rowsOf(page).map((row) => row.cells.title);
+      const byDefault = await studio.get("/studio/entities/Note");
+      expect(titles(byDefault)).toEqual(["new", "mid", "old"]);
+      expect(byDefault.html).toContain('<span class="total">3 rows</span>');
+      // The sorted column says so, and its header link turns the order around.
+      expect(byDefault.html).toMatch(
+        /<th scope="col"[^>]* aria-sort="descending"><a class="sort" href="\/studio\/entities\/Note\?sort=createdAt&amp;dir=asc"/,
+      );
+
+      const ascending = await studio.get("/studio/entities/Note?sort=count&dir=asc");
+      expect(titles(ascending)).toEqual(["new", "mid", "old"]);
+      expect(rowsOf(ascending).map((row) => row.cells.count)).toEqual(["1", "2", "3"]);
+      const descending = await studio.get("/studio/entities/Note?sort=title&dir=desc");
+      expect(titles(descending)).toEqual(["old", "new", "mid"]);
+      const byId = await studio.get("/studio/entities/Note?sort=id");
+      expect(rowsOf(byId).map((row) => row.id)).toEqual(notes.map((note) => note.id).sort());
+
+      const filtered = await studio.get("/studio/entities/Note?field=done&value=true");
+      expect(titles(filtered)).toEqual(["old"]);
+      expect(filtered.html).toContain('<span class="total">1 row where done = true</span>');
+      // The filter keeps the order, the sort links keep the filter.
+      expect(filtered.html).toContain(
+        'href="/studio/entities/Note?field=done&amp;value=true&amp;sort=count&amp;dir=asc"',
+      );
+    });
+
+    it("shortens ids with the whole id to copy, links relations and folds long JSON", async () => {
+      const list = await server.store.transaction(adminAuth, (tx) =>
+        tx.insert("List", { name: "Groceries" }),
+      );
+      const meta = { items: Array.from({ length: 12 }, (_, n) => `item ${n}`) };
+      const [note] = await insertNotes([{ title: "with a list", listId: list.id, meta }]);
+      const id = note?.id ?? "";
+      const page = await studio.get("/studio/entities/Note");
+      const [row] = rowsOf(page);
+      expect(row?.cells.id).toBe(`${id.slice(0, 8)}…`);
+      expect(page.html).toContain(
+        `<span class="id" title="${id}"><a href="/studio/entities/Note/rows/${id}"><code>${id.slice(0, 8)}…</code></a><button type="button" class="copy" data-copy="${id}"`,
+      );
+      // The relation links to the List's row.
+      expect(page.html).toContain(
+        `<a href="/studio/entities/List/rows/${list.id}"><code>${list.id.slice(0, 8)}…</code></a>`,
+      );
+      expect((await studio.get(`/studio/entities/List/rows/${list.id}`)).status).toBe(200);
+      // Long JSON is folded, its whole text inside.
+      const metaCell = /<td data-field="meta"[^>]*>([\s\S]*?)<\/td>/.exec(page.html)?.[1] ?? "";
+      expect(metaCell).toMatch(/^<details class="fold"><summary><code>\{&quot;items&quot;:\[/);
+      expect(metaCell).toContain("&quot;item 11&quot;");
+      // The row form links the relation too.
+      const form = await studio.get(`/studio/entities/Note/rows/${id}`);
+      expect(form.html).toContain(
+        `<a href="/studio/entities/List/rows/${list.id}">Open the List</a>`,
+      );
+    });
+
+    it("edits one cell in place: only that field is written, and the list page comes back", async () => {
+      const [note] = await insertNotes([{ title: "before", count: 4, tag: "red" }]);
+      const id = note?.id ?? "";
+      const list = await studio.get("/studio/entities/Note?sort=count&dir=desc");
+      // The cells say how the studio's script edits them.
+      expect(list.html).toContain(`data-row-url="/studio/entities/Note/rows/__id__"`);
+      expect(list.html).toMatch(
+        /<td data-field="tag" data-edit="choice" data-value="red" data-choices="\[&quot;red&quot;,&quot;blue&quot;\]"/,
+      );
+      expect(list.html).not.toMatch(/<td data-field="ownerId"[^>]*data-edit/);
+      const saved = await studio.post(`/studio/entities/Note/rows/${id}`, {
+        title: "after",
+        _return: "/studio/entities/Note?sort=count&dir=desc",
+      });
+      expect(saved.status).toBe(303);
+      expect(saved.location).toBe("/studio/entities/Note?sort=count&dir=desc&done=updated");
+      expect(await noteById(id)).toMatchObject({ title: "after", count: 4, tag: "red" });
+      expect((await studio.get(saved.location ?? "")).html).toContain("Row saved.");
+
+      // A refused value: the store's error on the row's form, the other fields as stored.
+      const refused = await studio.post(`/studio/entities/Note/rows/${id}`, {
+        count: "many",
+        _return: "/studio/entities/Note",
+      });
+      expect(refused.status).toBe(400);
+      expect(alertOf(refused)?.code).toBe("INVALID_FIELD");
+      expect(refused.html).toContain('name="count" type="number" step="1" value="many"');
+      expect(refused.html).toContain('name="title" type="text" value="after"');
+      expect((await noteById(id))?.count).toBe(4);
+
+      // A return path off the studio is ignored.
+      const elsewhere = await studio.post(`/studio/entities/Note/rows/${id}`, {
+        title: "again",
+        _return: "https://evil.example/studio",
+      });
+      expect(elsewhere.location).toBe(`/studio/entities/Note?field=id&value=${id}&done=updated`);
+    });
+
+    it.each([
+      ["a json sort field", "/studio/entities/Note?sort=meta", "INVALID_QUERY"],
+      ["an unknown sort field", "/studio/entities/Note?sort=nope", "INVALID_QUERY"],
+      ["a bad direction", "/studio/entities/Note?sort=count&dir=up", "INVALID_FORM"],
+      [
+        "a filter value over 1024 characters",
+        `/studio/entities/Note?field=title&value=${"x".repeat(1025)}`,
+        "INVALID_FORM",
+      ],
+      ["a repeated sort", "/studio/entities/Note?sort=count&sort=title", "INVALID_FORM"],
+    ])("answers %s with 400 and the error on the page", async (_label, path, code) => {
+      const page = await studio.get(path);
+      expect(page.status).toBe(400);
+      expect(alertOf(page)?.code).toBe(code);
     });
 
     it("shows a bad filter or cursor as a page with the error, not a 500", async () => {
@@ -754,7 +885,7 @@ describe.each(testDatabases())("the admin studio on $name", (database) => {
     it("shows an audit event's kind and a bad cursor as a 400 page", async () => {
       const ada = await registerPassword(server, "ada@example.com");
       const all = await studio.get("/studio/audit");
-      const kinds = [...all.html.matchAll(/<tr>\s*<td>[^<]*<\/td>\s*<td>([^<]*)<\/td>/g)].map(
+      const kinds = [...all.html.matchAll(/<td data-field="kind"[^>]*>([^<]*)<\/td>/g)].map(
         (match) => match[1],
       );
       expect(kinds.length).toBeGreaterThan(0);
@@ -763,7 +894,7 @@ describe.each(testDatabases())("the admin studio on $name", (database) => {
         `/studio/audit?kind=${encodeURIComponent(kind)}&user=${ada.user_id}`,
       );
       expect(filtered.status).toBe(200);
-      expect(filtered.html).toContain(`<td>${kind}</td>`);
+      expect(filtered.html).toContain(`>${kind}</td>`);
       for (const path of [
         "/studio/sessions?cursor=nope",
         "/studio/api-keys?cursor=nope",
@@ -808,6 +939,21 @@ describe.each(testDatabases())("the admin studio on $name", (database) => {
       const result = /<pre class="result">([\s\S]*?)<\/pre>/.exec(ran.html)?.[1] ?? "";
       return (JSON.parse(textOf(result)) as { jobId: string }).jobId;
     }
+
+    it("explains jobs and links the docs when there are none", async () => {
+      const empty = await studio.get("/studio/jobs");
+      expect(empty.status).toBe(200);
+      expect(empty.html).toContain("No jobs yet");
+      expect(empty.html).toContain("ctx.scheduler.runAfter");
+      expect(empty.html).toContain('<a href="/docs/functions/jobs">');
+      expect((await fetch(`${server.url}/docs/functions/jobs`)).status).toBe(200);
+      await scheduled("scheduleLater", {});
+      const dead = await studio.get("/studio/jobs?status=dead");
+      expect(dead.html).not.toContain("No jobs yet");
+      expect(dead.html).toContain("No dead jobs.");
+      expect(dead.html).toContain('<option value="pending" >pending (1)</option>');
+      expect((await studio.get("/studio/jobs")).html).toContain('<span class="total">1 job</span>');
+    });
 
     it("lists jobs by status, retries a dead one and cancels a pending one", async () => {
       const deadId = await scheduled("scheduleRefused", { why: XSS });

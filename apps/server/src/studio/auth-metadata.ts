@@ -6,6 +6,7 @@ import { StudioError } from "./studio-errors.js";
 // everyone's, so it reads the two tables itself, naming the metadata
 // columns one by one: never `secret_hash`, and a session's id is the
 // SHA-256 of its token (the public id `GET /api/auth/sessions` shows too).
+// It also counts those rows and the audit events for its totals.
 
 /** One session as the studio lists it (times unix ms). */
 export interface SessionMetadata {
@@ -172,4 +173,33 @@ export async function listApiKeyMetadata(
     })),
     nextCursor: page.nextCursor,
   };
+}
+
+/** Rows counted at most for a total. */
+const COUNT_CAP = 100_000;
+
+/**
+ * How many sessions, API keys or audit events there are (of one user,
+ * of one audit kind), counting at most 100,000: a subquery limits the
+ * rows read.
+ */
+export async function countAuthRows(
+  database: AuthDatabase,
+  input: {
+    readonly table: "svc_sessions" | "svc_api_keys" | "svc_audit";
+    readonly userId?: string | undefined;
+    readonly kind?: string | undefined;
+  },
+): Promise<{ count: number; cap: number }> {
+  // The audit log is account data: always in the application database.
+  const db = input.table === "svc_audit" ? database.db : sessionStore(database);
+  let inner = db.selectFrom(input.table).select("id");
+  if (input.userId !== undefined) inner = inner.where("user_id", "=", input.userId);
+  if (input.kind !== undefined) inner = inner.where("kind", "=", input.kind);
+  const row = await db
+    .selectFrom(inner.limit(COUNT_CAP).as("counted"))
+    .select((eb) => eb.fn.countAll<number | string | bigint>().as("count"))
+    .executeTakeFirst();
+  // Postgres answers count(*) as a bigint string.
+  return { count: Number(row?.count ?? 0), cap: COUNT_CAP };
 }

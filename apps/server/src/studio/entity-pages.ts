@@ -1,11 +1,27 @@
 import { type EntityDef, findEntity } from "@svc/schema";
 import { adminAuth, type QueryOptions, type Row } from "@svc/store";
 import type { Request, RequestHandler, Response, Router } from "express";
-import { type RowFilter, renderEntityList, renderRowForm, renderRowsPage } from "./entity-views.js";
+import {
+  COUNT_CAP,
+  defaultOrder,
+  type RowFilter,
+  type RowOrder,
+  renderEntityList,
+  renderRowForm,
+  renderRowsPage,
+} from "./entity-views.js";
 import { changedValues, insertValues, textFromValue, valueFromText } from "./form-values.js";
-import { studioURL } from "./layout.js";
+import { STUDIO_PATH, studioURL } from "./layout.js";
+import { safeReturnPath } from "./sign-in-pages.js";
 import { StudioError } from "./studio-errors.js";
-import { checkCsrfToken, formField, queryParam, sendPage, sessionOf } from "./studio-http.js";
+import {
+  checkCsrfToken,
+  cursorParam,
+  formField,
+  queryParam,
+  sendPage,
+  sessionOf,
+} from "./studio-http.js";
 import { type StudioOptions, shownErrorOf } from "./studio-options.js";
 
 const PAGE_SIZE = 50;
@@ -38,6 +54,33 @@ function filterQuery(entity: EntityDef, filter: RowFilter): QueryOptions["where"
   };
 }
 
+/** The list's order from `sort` and `dir`, else the entity's default (newest first when it can). */
+function orderOf(entity: EntityDef, req: Request): RowOrder {
+  const field = queryParam(req, "sort", 128);
+  const direction = queryParam(req, "dir", 8);
+  if (direction !== undefined && direction !== "asc" && direction !== "desc") {
+    throw new StudioError("INVALID_FORM", "The parameter dir must be asc or desc.");
+  }
+  if (field === undefined) {
+    const fallback = defaultOrder(entity);
+    return direction === undefined ? fallback : { ...fallback, direction };
+  }
+  return { field, direction: direction ?? "asc" };
+}
+
+/**
+ * Where an inline edit returns: its list page (a studio path, as the
+ * sign-in checks them) with the notice, or undefined when none was given.
+ */
+function inlineReturn(req: Request, done: string): string | undefined {
+  const given = formField(req, "_return");
+  if (given === undefined) return undefined;
+  const path = safeReturnPath(given);
+  const url = new URL(path, "http://studio.invalid");
+  url.searchParams.set("done", done);
+  return path === STUDIO_PATH ? undefined : `${url.pathname}${url.search}`;
+}
+
 function textsOfRow(entity: EntityDef, row: Row): Record<string, string> {
   return Object.fromEntries(
     entity.fields.map((field) => [field.name, textFromValue(field, row[field.name])]),
@@ -48,6 +91,17 @@ function textsOfForm(entity: EntityDef, req: Request): Record<string, string> {
   return Object.fromEntries(
     entity.fields.map((field) => [field.name, formField(req, field.name) ?? ""]),
   );
+}
+
+/** Only the fields the form sent, as typed (a repeated field is left out). */
+function textsOfSentForm(entity: EntityDef, req: Request): Record<string, string> {
+  const body = (req.body ?? {}) as Record<string, unknown>;
+  const texts: Record<string, string> = {};
+  for (const field of entity.fields) {
+    const value = body[field.name];
+    if (typeof value === "string") texts[field.name] = value;
+  }
+  return texts;
 }
 
 /** Answers a failed write with the form again, its values kept and the error shown. */
@@ -78,51 +132,65 @@ export function registerEntityPages(
 ): void {
   const { store } = options;
 
-  router.get("/studio", ...signedIn, (_req, res) => {
-    sendPage(res, 200, renderEntityList(store.manifest, sessionOf(res).csrfToken));
+  router.get("/studio", ...signedIn, async (_req, res) => {
+    const counts = new Map<string, number>();
+    await Promise.all(
+      store.manifest.entities.map(async (entity) => {
+        counts.set(entity.name, await store.count(adminAuth, entity.name, { max: COUNT_CAP }));
+      }),
+    );
+    sendPage(res, 200, renderEntityList(store.manifest, counts, sessionOf(res).csrfToken));
   });
 
   router.get("/studio/entities/:entity", ...signedIn, async (req, res) => {
     const entity = entityOf(options, req);
-    const filter: RowFilter = { field: queryParam(req, "field"), value: queryParam(req, "value") };
-    const cursor = queryParam(req, "cursor");
+    const filter: RowFilter = {
+      field: queryParam(req, "field", 128),
+      value: queryParam(req, "value"),
+    };
+    const cursor = cursorParam(req);
     const done = queryParam(req, "done");
+    const order = orderOf(entity, req);
     const csrfToken = sessionOf(res).csrfToken;
+    const page = { manifest: store.manifest, entity, filter, order, cursor, csrfToken };
     try {
       const where = filterQuery(entity, filter);
-      const page = await store.reader(adminAuth).query(entity.name, {
-        limit: PAGE_SIZE,
-        ...(where !== undefined && { where }),
-        ...(cursor !== undefined && { cursor }),
-      });
+      const [rows, total] = await Promise.all([
+        store.reader(adminAuth).query(entity.name, {
+          limit: PAGE_SIZE,
+          orderBy: order,
+          ...(where !== undefined && { where }),
+          ...(cursor !== undefined && { cursor }),
+        }),
+        store.count(adminAuth, entity.name, {
+          max: COUNT_CAP,
+          ...(where !== undefined && { where }),
+        }),
+      ]);
       sendPage(
         res,
         200,
         renderRowsPage({
-          entity,
-          rows: page.rows,
-          filter,
-          cursor,
-          nextCursor: page.nextCursor,
+          ...page,
+          rows: rows.rows,
+          total,
+          nextCursor: rows.nextCursor,
           notice: done === undefined ? undefined : NOTICES.get(done),
-          csrfToken,
         }),
       );
     } catch (error) {
-      // A bad filter or cursor: the page with the store's error, no rows.
+      // A bad filter, sort or cursor: the page with the store's error, no rows.
       const shown = shownErrorOf(error);
       if (shown === null) throw error;
       sendPage(
         res,
         shown.status,
         renderRowsPage({
-          entity,
+          ...page,
           rows: [],
-          filter,
-          cursor,
+          total: undefined,
           nextCursor: null,
           error: shown.error,
-          csrfToken,
         }),
       );
     }
@@ -180,13 +248,24 @@ export function registerEntityPages(
         const patch = changedValues(entity.fields, current, (name) => formField(req, name));
         if (Object.keys(patch).length > 0) await db.update(entity.name, id, patch);
       });
-      // Back to the list, showing the saved row.
+      // Back to the list: the page an inline edit came from, else the saved row.
       res.redirect(
         303,
-        studioURL(["entities", entity.name], { field: "id", value: id, done: "updated" }),
+        inlineReturn(req, "updated") ??
+          studioURL(["entities", entity.name], { field: "id", value: id, done: "updated" }),
       );
     } catch (error) {
-      resendForm(res, { entity, id, texts: textsOfForm(entity, req) }, error);
+      // The row's form with what was typed; fields the form left out (an
+      // inline edit sends one) keep their stored values.
+      const stored = await store
+        .reader(adminAuth)
+        .get(entity.name, id)
+        .catch(() => null);
+      const texts = {
+        ...(stored === null ? {} : textsOfRow(entity, stored)),
+        ...textsOfSentForm(entity, req),
+      };
+      resendForm(res, { entity, id, texts }, error);
     }
   });
 

@@ -28,7 +28,7 @@ function renderFunctionsPage(input: {
     )}</select>
     <label for="fn-args">Arguments<small>a JSON object</small></label>
     <textarea id="fn-args" name="args" spellcheck="false">${argsText}</textarea>
-    <div class="actions"><button type="submit">Run as admin</button></div>
+    <div class="actions"><button type="submit" class="primary">Run as admin</button></div>
   </form>`;
   const result =
     outcome === undefined
@@ -39,6 +39,7 @@ function renderFunctionsPage(input: {
   return renderPage({
     title: "Functions",
     csrfToken,
+    section: "Functions",
     body: html`${names.length === 0 ? html`<p>The app has no server functions.</p>` : form}${result}`,
   });
 }

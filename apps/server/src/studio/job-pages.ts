@@ -1,18 +1,12 @@
-import { JOB_STATUSES, type Job, type JobStatus, JobsError } from "@svc/jobs";
+import { JOB_STATUSES, type Job, type JobCounts, type JobStatus, JobsError } from "@svc/jobs";
 import type { Request, RequestHandler, Response, Router } from "express";
+import { userLink } from "./auth-pages.js";
+import { badge, cellValue, countText, idText, timeCell } from "./cells.js";
+import { renderTable, toolbar } from "./data-table.js";
 import type { ShownError } from "./entity-views.js";
 import { html, type SafeHTML } from "./html.js";
-import {
-  cellValue,
-  csrfField,
-  errorBox,
-  noticeBox,
-  pagerLinks,
-  renderPage,
-  studioURL,
-  timeText,
-} from "./layout.js";
-import { checkCsrfToken, queryParam, sendPage, sessionOf } from "./studio-http.js";
+import { csrfField, errorBox, noticeBox, pagerLinks, renderPage, studioURL } from "./layout.js";
+import { checkCsrfToken, cursorParam, queryParam, sendPage, sessionOf } from "./studio-http.js";
 import { type StudioOptions, shownErrorOf } from "./studio-options.js";
 
 const PAGE_SIZE = 50;
@@ -31,8 +25,17 @@ function jobButtons(job: Job, csrfToken: string): SafeHTML {
   return html`${retryable && button("retry", "Retry")} ${cancellable && button("cancel", "Cancel")}`;
 }
 
+/** What the Jobs page says when the queue is empty: what jobs are and how to make one. */
+const NO_JOBS = html`<div class="hint" role="note">
+  <h2>No jobs yet</h2>
+  <p>A job is a call of one of your mutations or actions that the server runs later, in the background: stored in the database, so it survives a restart, retried with backoff when it fails, and kept on the dead-letter list (status <code>dead</code>) when it keeps failing.</p>
+  <p>Schedule one from a mutation or an action with <code>await ctx.scheduler.runAfter(60_000, "sendReminder", { todoId })</code> (or <code>runAt(date, …)</code>), or give a function a <code>cron</code> schedule. Its runs then show here, newest first, with <strong>Retry</strong> and <strong>Cancel</strong>.</p>
+  <p><a href="/docs/functions/jobs">Scheduled and background jobs</a> in the docs.</p>
+</div>`;
+
 function renderJobsPage(input: {
   readonly jobs: readonly Job[];
+  readonly counts: JobCounts | undefined;
   readonly status: string | undefined;
   readonly cursor: string | undefined;
   readonly nextCursor: string | null;
@@ -40,41 +43,59 @@ function renderJobsPage(input: {
   readonly error: ShownError | undefined;
   readonly csrfToken: string;
 }): SafeHTML {
-  const { jobs, status, csrfToken } = input;
+  const { jobs, status, csrfToken, counts } = input;
   const filter = html`<form class="filter" method="get" action="${studioURL(["jobs"])}">
     <label>Status <select name="status">
       <option value="">(all)</option>
-      ${JOB_STATUSES.map((candidate) => html`<option value="${candidate}" ${candidate === status && "selected"}>${candidate}</option>`)}
+      ${JOB_STATUSES.map((candidate) => html`<option value="${candidate}" ${candidate === status && "selected"}>${candidate}${counts !== undefined && ` (${counts[candidate]})`}</option>`)}
     </select></label>
     <button type="submit">Filter</button>
   </form>`;
-  const rows = jobs.map(
-    (job) => html`<tr data-id="${job.id}">
-      <td><code>${job.id}</code></td>
-      <td>${job.name}</td>
-      <td data-field="status">${job.status}</td>
-      <td>${job.attempts} / ${job.maxAttempts}</td>
-      <td>${timeText(job.runAt)}</td>
-      <td>${timeText(job.createdAt)}</td>
-      <td>${cellValue(job.auth.userId)}</td>
-      <td>${cellValue(job.args)}</td>
-      <td>${cellValue(job.lastError)}</td>
-      <td>${jobButtons(job, csrfToken)}</td>
-    </tr>`,
-  );
+  const table = renderTable<Job>({
+    columns: [
+      { key: "id", label: "id", className: "nowrap", cell: (job) => idText(job.id) },
+      { key: "name", label: "name", cell: (job) => html`<code>${job.name}</code>` },
+      { key: "status", label: "status", cell: (job) => badge(job.status) },
+      {
+        key: "attempts",
+        label: "attempts",
+        className: "num",
+        cell: (job) => `${job.attempts} / ${job.maxAttempts}`,
+      },
+      { key: "runAt", label: "run at", className: "nowrap", cell: (job) => timeCell(job.runAt) },
+      { key: "created", label: "created", className: "nowrap", cell: (j) => timeCell(j.createdAt) },
+      { key: "user", label: "as user", className: "nowrap", cell: (j) => userLink(j.auth.userId) },
+      { key: "args", label: "args", cell: (job) => cellValue(job.args) },
+      { key: "lastError", label: "last error", cell: (job) => cellValue(job.lastError) },
+      {
+        key: "actions",
+        label: "",
+        className: "actions",
+        cell: (job) => jobButtons(job, csrfToken),
+      },
+    ],
+    rows: jobs,
+    rowId: (job) => job.id,
+    empty:
+      counts !== undefined && Object.values(counts).every((count) => count === 0)
+        ? NO_JOBS
+        : html`<p class="hint">No ${status ?? ""} jobs.</p>`,
+  });
+  const shown =
+    counts === undefined
+      ? undefined
+      : status === undefined
+        ? Object.values(counts).reduce((sum, count) => sum + count, 0)
+        : counts[status as JobStatus];
   return renderPage({
     title: "Jobs",
     csrfToken,
+    section: "Jobs",
     body: html`${input.notice !== undefined && noticeBox(input.notice)}
       ${input.error !== undefined && errorBox(input.error)}
       ${filter}
-      ${
-        jobs.length === 0
-          ? html`<p>No jobs.</p>`
-          : html`<table>
-        <thead><tr><th>id</th><th>name</th><th>status</th><th>attempts</th><th>run at</th><th>created</th><th>as user</th><th>args</th><th>last error</th><th></th></tr></thead>
-        <tbody>${rows}</tbody></table>`
-      }
+      ${shown !== undefined && toolbar({ total: countText(shown, Number.POSITIVE_INFINITY, "job") })}
+      ${table}
       ${pagerLinks({ segments: ["jobs"], params: { status }, cursor: input.cursor, nextCursor: input.nextCursor })}`,
   });
 }
@@ -96,18 +117,18 @@ export function registerJobPages(
     res: Response,
     outcome: { status: number; error?: ShownError },
   ): Promise<void> {
-    const statusText = queryParam(req, "status");
-    const cursor = queryParam(req, "cursor");
+    const statusText = queryParam(req, "status", 32);
+    const cursor = cursorParam(req);
     const done = queryParam(req, "done");
     let page: { jobs: readonly Job[]; nextCursor: string | null } = { jobs: [], nextCursor: null };
+    let counts: JobCounts | undefined;
     let error = outcome.error;
     let status = outcome.status;
     try {
-      page = await jobs.list({
-        status: statusText as JobStatus | undefined,
-        limit: PAGE_SIZE,
-        cursor,
-      });
+      [page, counts] = await Promise.all([
+        jobs.list({ status: statusText as JobStatus | undefined, limit: PAGE_SIZE, cursor }),
+        jobs.counts(),
+      ]);
     } catch (listError) {
       const shown = shownErrorOf(listError);
       if (shown === null) throw listError;
@@ -119,6 +140,7 @@ export function registerJobPages(
       status,
       renderJobsPage({
         jobs: page.jobs,
+        counts,
         status: statusText,
         cursor,
         nextCursor: page.nextCursor,

@@ -32,18 +32,6 @@ export function noticeBox(message: string): SafeHTML {
   return html`<div class="notice" role="status">${message}</div>`;
 }
 
-/** A value as a table cell shows it: null dimmed, objects as JSON. */
-export function cellValue(value: unknown): SafeHTML {
-  if (value === null || value === undefined) return html`<span class="null">null</span>`;
-  if (typeof value === "object") return html`<code>${JSON.stringify(value)}</code>`;
-  return html`${String(value)}`;
-}
-
-/** A unix-ms time as ISO 8601, or a dash. */
-export function timeText(ms: number | null): string {
-  return ms === null ? "-" : new Date(ms).toISOString();
-}
-
 /** "Next page" (and "first page" when not on it) links for a cursor-paged list. */
 export function pagerLinks(input: {
   readonly segments: readonly string[];
@@ -58,28 +46,55 @@ export function pagerLinks(input: {
   </nav>`;
 }
 
-const NAV: readonly (readonly [label: string, segments: readonly string[]])[] = [
-  ["Entities", []],
-  ["Functions", ["functions"]],
-  ["Policies", ["policies"]],
-  ["Users", ["users"]],
-  ["Sessions", ["sessions"]],
-  ["API keys", ["api-keys"]],
-  ["Audit", ["audit"]],
-  ["Jobs", ["jobs"]],
+/** The navigation: groups of [label, path segments]. */
+const NAV: readonly (readonly [
+  group: string,
+  items: readonly (readonly [label: string, segments: readonly string[]])[],
+])[] = [
+  [
+    "Data",
+    [
+      ["Entities", []],
+      ["Functions", ["functions"]],
+      ["Policies", ["policies"]],
+    ],
+  ],
+  [
+    "Accounts",
+    [
+      ["Users", ["users"]],
+      ["Sessions", ["sessions"]],
+      ["API keys", ["api-keys"]],
+      ["Audit", ["audit"]],
+    ],
+  ],
+  ["Operations", [["Jobs", ["jobs"]]]],
 ];
 
+/** The navigation entries a page can name as its own (`renderPage`'s `section`). */
+export type StudioSection =
+  | "Entities"
+  | "Functions"
+  | "Policies"
+  | "Users"
+  | "Sessions"
+  | "API keys"
+  | "Audit"
+  | "Jobs";
+
 /**
- * The whole document: title, the navigation and sign-out form when signed
- * in (`csrfToken` given), then `body`. Styles and the script are files of
- * the studio itself, so the CSP allows no inline code.
+ * The whole document: title, the navigation (the page's own `section`
+ * marked current) and sign-out form when signed in (`csrfToken` given),
+ * then `body`. Styles and the script are files of the studio itself, so
+ * the CSP allows no inline code.
  */
 export function renderPage(input: {
   readonly title: string;
   readonly body: HTMLValue;
   readonly csrfToken?: string | undefined;
+  readonly section?: StudioSection | undefined;
 }): SafeHTML {
-  const { title, body, csrfToken } = input;
+  const { title, body, csrfToken, section } = input;
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -91,11 +106,17 @@ export function renderPage(input: {
 <script src="${STUDIO_PATH}/assets/studio.js" defer></script>
 </head>
 <body>
-<header>
-  <a class="brand" href="${STUDIO_PATH}">svc studio</a>
+<header class="top">
+  <a class="brand" href="${STUDIO_PATH}">svc <span>studio</span></a>
   ${
     csrfToken !== undefined &&
-    html`<nav>${NAV.map(([label, segments]) => html`<a href="${studioURL(segments)}">${label}</a>`)}</nav>
+    html`<nav aria-label="Studio">${NAV.map(
+      ([group, items]) =>
+        html`<span class="group">${group}</span>${items.map(
+          ([label, segments]) =>
+            html`<a href="${studioURL(segments)}"${label === section && html` aria-current="page"`}>${label}</a>`,
+        )}`,
+    )}</nav>
   <form method="post" action="${STUDIO_PATH}/sign-out" class="sign-out">${csrfField(csrfToken)}<button type="submit">Sign out</button></form>`
   }
 </header>

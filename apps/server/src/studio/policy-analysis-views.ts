@@ -40,7 +40,7 @@ export function createPolicyAnalyses(compiled: CompiledPolicies): PolicyAnalyses
 /** The access matrix: one row per kind of caller, one cell per action, with what decided. */
 export function renderAccessMatrix(matrix: AccessMatrix): SafeHTML {
   const actions = matrix.rows[0]?.cells.map((cell) => cell.action) ?? [];
-  return html`<table class="matrix" data-entity="${matrix.entity}">
+  return html`<div class="table-wrap"><table class="matrix" data-entity="${matrix.entity}">
     <thead><tr><th>Caller</th>${actions.map((action) => html`<th>${action}</th>`)}</tr></thead>
     <tbody>${matrix.rows.map(
       (row) =>
@@ -49,7 +49,7 @@ export function renderAccessMatrix(matrix: AccessMatrix): SafeHTML {
             html`<td class="verdict-${cell.verdict}" data-action="${cell.action}" data-verdict="${cell.verdict}"><strong>${VERDICT_TEXT[cell.verdict]}</strong>${cell.verdict === "some" && html` (${cell.allowed} of ${cell.searched})`}<small>${cell.reason}</small></td>`,
         )}</tr>`,
     )}</tbody>
-  </table>
+  </table></div>
   <p><small>Each cell: whether the policies, as the store applies them (admin token, owner field, the read policy in front of updates and deletes), allow the action on every row of a bounded search, on some, or on none; with the rule that decided. <code>svc policy check</code> searches further.</small></p>`;
 }
 
@@ -60,7 +60,7 @@ export function renderLintFindings(
 ): SafeHTML {
   if (findings.length === 0)
     return html`<p class="notice" role="status">The policy lint finds nothing.</p>`;
-  return html`<table class="lint">
+  return html`<div class="table-wrap"><table class="lint">
     <thead><tr><th>Level</th><th>Code</th><th>Entity</th><th>Finding</th></tr></thead>
     <tbody>${findings.map(
       (finding) => html`<tr data-code="${finding.code}" data-level="${finding.level}">
@@ -70,5 +70,5 @@ export function renderLintFindings(
         <td>${finding.message}${finding.rule !== undefined && html`<br><code>${finding.rule}</code>`}${finding.index !== undefined && html`<br>Add to the manifest: <code>${JSON.stringify(finding.index.manifest)}</code>`}${finding.witness !== undefined && html`<br><small>e.g. caller <code>${JSON.stringify(finding.witness.auth)}</code>${finding.witness.existing !== undefined && html`, stored row <code>${JSON.stringify(finding.witness.existing)}</code>`}${finding.witness.data !== undefined && html`, new row <code>${JSON.stringify(finding.witness.data)}</code>`}</small>`}</td>
       </tr>`,
     )}</tbody>
-  </table>`;
+  </table></div>`;
 }

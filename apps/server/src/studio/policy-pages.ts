@@ -72,7 +72,8 @@ export function registerPolicyPages(
       renderPage({
         title: "Policies",
         csrfToken: sessionOf(res).csrfToken,
-        body: html`<p>${manifest.entities.map((entity, i) => html`${i > 0 && " · "}<a href="${studioURL(["policies", entity.name])}">${entity.name}</a>`)}</p>
+        section: "Policies",
+        body: html`<p class="toolbar">${manifest.entities.map((entity) => html`<a class="button" href="${studioURL(["policies", entity.name])}">${entity.name}</a>`)}</p>
           <h2>Lint</h2>
           ${renderLintFindings(analyses.findings, true)}
           <p><small>The same findings as <code>svc policy lint</code>; the server prints the errors and warnings at boot in dev mode.</small></p>`,
@@ -84,7 +85,7 @@ export function registerPolicyPages(
     const entity = findEntity(manifest, String(req.params.entity));
     if (entity === undefined)
       throw new StudioError("NOT_FOUND", "The manifest has no such entity.");
-    const callerText = queryParam(req, "caller");
+    const callerText = queryParam(req, "caller", 2048);
     let explained: SafeHTML;
     let status = 200;
     try {
@@ -110,6 +111,7 @@ export function registerPolicyPages(
       renderPage({
         title: `Policies of ${entity.name}`,
         csrfToken: sessionOf(res).csrfToken,
+        section: "Policies",
         body: html`<p><a href="${studioURL(["entities", entity.name])}">Rows of ${entity.name}</a></p>
           ${renderPolicySource(manifest.policies.filter((policy) => policy.entity === entity.name))}
           <h2>Access matrix</h2>

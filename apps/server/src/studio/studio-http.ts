@@ -139,11 +139,32 @@ export function formBody(limitBytes: number): RequestHandler {
   };
 }
 
-/** A query-string parameter's text, or undefined (a repeated parameter is malformed). */
-export function queryParam(req: Request, name: string): string | undefined {
+/** The longest query-string parameter a studio page reads, unless it says otherwise. */
+export const MAX_PARAM_CHARS = 1024;
+
+/**
+ * A query-string parameter's text, or undefined (a repeated parameter is
+ * malformed, a longer one than `maxChars` too: 400 `INVALID_FORM`).
+ */
+export function queryParam(
+  req: Request,
+  name: string,
+  maxChars: number = MAX_PARAM_CHARS,
+): string | undefined {
   const value = req.query[name];
   if (value === undefined || value === "") return undefined;
   if (typeof value !== "string")
     throw new StudioError("INVALID_FORM", `The parameter ${name} is malformed.`);
+  if (value.length > maxChars) {
+    throw new StudioError(
+      "INVALID_FORM",
+      `The parameter ${name} is too long (at most ${maxChars} characters).`,
+    );
+  }
   return value;
+}
+
+/** A cursor parameter: the store's signed cursors carry a sort value, so they may be long. */
+export function cursorParam(req: Request): string | undefined {
+  return queryParam(req, "cursor", 16 * 1024);
 }

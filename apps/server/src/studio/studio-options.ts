@@ -14,7 +14,7 @@ export interface StudioOptions {
   readonly functions: Pick<FunctionRunner, "run" | "names">;
   /** auth-core: the audit log and where its session and API key tables live. */
   readonly auth: Pick<Auth, "listAudit" | "database">;
-  readonly jobs: Pick<JobQueue, "list" | "get" | "retry" | "cancel">;
+  readonly jobs: Pick<JobQueue, "list" | "counts" | "get" | "retry" | "cancel">;
   /** The token that signs in (`SVC_ADMIN_TOKEN`, or the dev-mode one). */
   readonly adminToken: string;
   /** Dev mode: the sign-in page says where the generated admin token is kept. */
