@@ -49,7 +49,14 @@ export function writeStudioApp(dir: string): string {
           { name: "createdAt", type: "datetime", defaultNow: true },
         ],
       },
-      { name: "List", fields: [{ name: "name", type: "string" }] },
+      {
+        name: "List",
+        fields: [
+          { name: "name", type: "string" },
+          // Secret-looking: audit events never hold its values.
+          { name: "accessToken", type: "string", optional: true },
+        ],
+      },
     ],
     policies: [
       {

@@ -24,10 +24,40 @@ export const auditKinds = [
   "AccountClaim",
   "PasswordReset",
   "PasswordChange",
+  // Written by an operator tool (svc's admin studio) through `recordOperatorAudit`.
+  "StudioSignIn",
+  "StudioEdit",
+  "StudioFunctionRun",
+  "StudioJob",
+  "StudioLiveClose",
 ] as const;
 
 /** See `auditKinds`. */
 export type AuditKind = (typeof auditKinds)[number];
+
+/**
+ * The kinds an operator tool (svc's admin studio) writes with
+ * `Auth.recordOperatorAudit`: a sign-in to the tool, a row inserted,
+ * updated or deleted, a function run, a job retried or cancelled, a live
+ * connection closed. Their actor is the tool (`user_id` null).
+ */
+export const operatorAuditKinds = [
+  "StudioSignIn",
+  "StudioEdit",
+  "StudioFunctionRun",
+  "StudioJob",
+  "StudioLiveClose",
+] as const satisfies readonly AuditKind[];
+
+/** See `operatorAuditKinds`. */
+export type OperatorAuditKind = (typeof operatorAuditKinds)[number];
+
+/** What an operator tool records: the kind, JSON-ready data (no secret), and the client address. */
+export interface OperatorAuditEvent {
+  readonly kind: OperatorAuditKind;
+  readonly data: Readonly<Record<string, unknown>>;
+  readonly ip?: string | undefined;
+}
 
 /** One audit event as `GET /api/auth/audit` shows it. */
 export interface AuditEvent {

@@ -1,7 +1,8 @@
 import type { AuthContext } from "@svc/schema";
-import type { PackageMigrations, Row } from "@svc/store";
+import type { EntityTables, PackageMigrations, Row } from "@svc/store";
+import type { Kysely } from "kysely";
 import type { ApiKeyRecord, NewApiKey } from "./api-keys.js";
-import type { AuditEvent } from "./audit.js";
+import type { AuditEvent, OperatorAuditEvent } from "./audit.js";
 import type { AuthDatabase } from "./auth-database.js";
 import type { SignIn, SignInResult } from "./auth-runtime.js";
 import type { AuthCacheStats } from "./cache-stats.js";
@@ -179,6 +180,20 @@ export interface Auth {
     auth: AuthContext,
     query: { user_id?: unknown; kind?: unknown; limit?: unknown; cursor?: unknown },
   ): Promise<{ events: AuditEvent[]; next_cursor: string | null }>;
+  /**
+   * Writes an operator tool's audit event (`operatorAuditKinds`: the admin
+   * studio's sign-ins, edits, function runs, job and live-connection
+   * actions) with no user: the tool is the actor. With `db` (a store
+   * framework transaction's handle) the event commits or rolls back with
+   * that transaction's writes. The caller keeps secrets out of `data`.
+   *
+   * @example
+   * await store.frameworkTransaction(adminAuth, async ({ entities, db }) => {
+   *   await entities.update("Todo", id, { done: true });
+   *   await auth.recordOperatorAudit({ kind: "StudioEdit", data: { entity: "Todo", row_id: id } }, db);
+   * });
+   */
+  recordOperatorAudit(event: OperatorAuditEvent, db?: Kysely<EntityTables>): Promise<void>;
   /** `GET /api/admin/users/<id>/export` (the router checks the admin token). */
   exportUser(userId: string): Promise<UserExport>;
   /**

@@ -2,7 +2,7 @@ import { type AuthContext, adminAuth, createAuthContext, generateId } from "@svc
 import { createMembershipLookup, type EntityTables, type Store } from "@svc/store";
 import type { Kysely } from "kysely";
 import { createApiKeys } from "./api-keys.js";
-import { type AuditKind, listAudit, recordAudit } from "./audit.js";
+import { type AuditKind, listAudit, operatorAuditKinds, recordAudit } from "./audit.js";
 import type { Auth } from "./auth.js";
 import { type AuthDatabase, authTables } from "./auth-database.js";
 import { type AuthRuntime, accountTablesOf, signIn, tablesOf } from "./auth-runtime.js";
@@ -449,6 +449,20 @@ export function createAuth(options: AuthOptions): Auth {
       }
       if (auth.userId === null) throw new AuthError("AUTH_REQUIRED");
       return listAudit(accountTablesOf(runtime), { ...query, userId: auth.userId });
+    },
+    async recordOperatorAudit(event, db) {
+      if (!(operatorAuditKinds as readonly string[]).includes(event.kind)) {
+        throw new TypeError(
+          `recordOperatorAudit: ${String(event.kind)} is not an operator audit kind.`,
+        );
+      }
+      await recordAudit(accountTablesOf(runtime, db), {
+        userId: null,
+        kind: event.kind,
+        at: runtime.now(),
+        data: event.data,
+        ip: event.ip,
+      });
     },
     exportUser: (userId) => exportUser(runtime, apiKeys, userId),
     onRevoked: (listener) => revocations.onRevoked(listener),

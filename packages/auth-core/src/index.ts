@@ -1,5 +1,12 @@
 export type { ApiKeyRecord, NewApiKey } from "./api-keys.js";
-export { type AuditEvent, type AuditKind, auditKinds } from "./audit.js";
+export {
+  type AuditEvent,
+  type AuditKind,
+  auditKinds,
+  type OperatorAuditEvent,
+  type OperatorAuditKind,
+  operatorAuditKinds,
+} from "./audit.js";
 export type { Auth, MeResponse, SessionInfo } from "./auth.js";
 export type { AuthDatabase } from "./auth-database.js";
 export type {

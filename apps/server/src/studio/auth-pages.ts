@@ -2,7 +2,7 @@ import { type AuditEvent, auditKinds } from "@svc/auth-core";
 import { findEntity } from "@svc/schema";
 import { adminAuth, type Row } from "@svc/store";
 import type { Request, RequestHandler, Response, Router } from "express";
-import { auditDataCell } from "./audit-views.js";
+import { auditDataCell, isStudioEvent } from "./audit-views.js";
 import {
   type ApiKeyMetadata,
   countAuthRows,
@@ -253,7 +253,15 @@ export function registerAuthPages(
             cell: (event) => timeCell(Date.parse(event.at)),
           },
           { key: "kind", label: "kind", className: "nowrap", cell: (event) => event.kind },
-          { key: "user", label: "user", className: "nowrap", cell: (e) => userLink(e.user_id) },
+          {
+            key: "user",
+            label: "user",
+            className: "nowrap",
+            cell: (event) =>
+              event.user_id === null && isStudioEvent(event)
+                ? html`<span class="badge" title="The admin studio">studio</span>`
+                : userLink(event.user_id),
+          },
           { key: "ip", label: "ip", className: "nowrap", cell: (event) => cellValue(event.ip) },
           {
             key: "data",

@@ -13,6 +13,7 @@ import {
 import { changedValues, insertValues, textFromValue, valueFromText } from "./form-values.js";
 import { STUDIO_PATH, studioURL } from "./layout.js";
 import { safeReturnPath } from "./sign-in-pages.js";
+import { editEvent } from "./studio-audit.js";
 import { StudioError } from "./studio-errors.js";
 import {
   checkCsrfToken,
@@ -123,14 +124,15 @@ function resendForm(
  * The entity pages: the list of entities, an entity's rows (store cursor
  * paging, a `field = value` filter), the insert form, a row's edit form and
  * its delete. Reads and writes go through the store with the admin token's
- * rights: policies do not apply, the store's validation does.
+ * rights: policies do not apply, the store's validation does. Each write
+ * records a `StudioEdit` audit event in its own transaction.
  */
 export function registerEntityPages(
   router: Router,
   options: StudioOptions,
   signedIn: readonly RequestHandler[],
 ): void {
-  const { store } = options;
+  const { store, auth } = options;
 
   router.get("/studio", ...signedIn, async (_req, res) => {
     const counts = new Map<string, number>();
@@ -210,7 +212,15 @@ export function registerEntityPages(
     const entity = entityOf(options, req);
     try {
       const data = insertValues(entity.fields, (name) => formField(req, name));
-      const row = await store.transaction(adminAuth, (db) => db.insert(entity.name, data));
+      // The audit event commits with the row, or neither does.
+      const row = await store.frameworkTransaction(adminAuth, async ({ entities, db }) => {
+        const inserted = await entities.insert(entity.name, data);
+        await auth.recordOperatorAudit(
+          editEvent(req, res, { action: "insert", entity, rowId: inserted.id, written: data }),
+          db,
+        );
+        return inserted;
+      });
       res.redirect(
         303,
         studioURL(["entities", entity.name], { field: "id", value: row.id, done: "inserted" }),
@@ -242,11 +252,22 @@ export function registerEntityPages(
     const entity = entityOf(options, req);
     const id = String(req.params.id);
     try {
-      await store.transaction(adminAuth, async (db) => {
-        const current = await db.get(entity.name, id);
+      await store.frameworkTransaction(adminAuth, async ({ entities, db }) => {
+        const current = await entities.get(entity.name, id);
         if (current === null) throw new StudioError("NOT_FOUND", `No ${entity.name} with that id.`);
         const patch = changedValues(entity.fields, current, (name) => formField(req, name));
-        if (Object.keys(patch).length > 0) await db.update(entity.name, id, patch);
+        if (Object.keys(patch).length === 0) return;
+        await entities.update(entity.name, id, patch);
+        await auth.recordOperatorAudit(
+          editEvent(req, res, {
+            action: "update",
+            entity,
+            rowId: id,
+            written: patch,
+            before: current,
+          }),
+          db,
+        );
       });
       // Back to the list: the page an inline edit came from, else the saved row.
       res.redirect(
@@ -273,7 +294,13 @@ export function registerEntityPages(
     checkCsrfToken(req, res);
     const entity = entityOf(options, req);
     const id = String(req.params.id);
-    await store.transaction(adminAuth, (db) => db.delete(entity.name, id));
+    await store.frameworkTransaction(adminAuth, async ({ entities, db }) => {
+      await entities.delete(entity.name, id);
+      await auth.recordOperatorAudit(
+        editEvent(req, res, { action: "delete", entity, rowId: id }),
+        db,
+      );
+    });
     res.redirect(303, studioURL(["entities", entity.name], { done: "deleted" }));
   });
 }

@@ -3,9 +3,16 @@ import type { Request, RequestHandler, Response, Router } from "express";
 import { toErrorResponse } from "../errors.js";
 import { html, type SafeHTML } from "./html.js";
 import { csrfField, renderPage, studioURL } from "./layout.js";
+import { studioEvent } from "./studio-audit.js";
 import { StudioError } from "./studio-errors.js";
 import { checkCsrfToken, formField, sendPage, sessionOf } from "./studio-http.js";
 import type { StudioOptions } from "./studio-options.js";
+
+/** The code of an error envelope (`{error: {code}}`), or `ERROR`. */
+function errorCodeOf(body: unknown): string {
+  const code = (body as { error?: { code?: unknown } } | null)?.error?.code;
+  return typeof code === "string" ? code : "ERROR";
+}
 
 /** What a run answered: the result, or the error envelope the API would send. */
 type RunOutcome =
@@ -47,7 +54,8 @@ function renderFunctionsPage(input: {
 /**
  * The functions page: pick a function, give JSON arguments, run it with the
  * admin token's rights through the server's runner; the result or the
- * error envelope (as `POST /api/fn/<name>` would answer) is shown.
+ * error envelope (as `POST /api/fn/<name>` would answer) is shown. Each
+ * run of a known function is a `StudioFunctionRun` audit event.
  */
 export function registerFunctionPages(
   router: Router,
@@ -87,6 +95,15 @@ export function registerFunctionPages(
       const response = toErrorResponse(error);
       if (response.internal || response.status >= 500) options.onInternalError?.(error, req);
       outcome = { ok: false, body: response.body, status: response.status };
+    }
+    // Which function ran and how it ended, never its arguments (they may hold anything).
+    if (names().includes(name)) {
+      await options.auth.recordOperatorAudit(
+        studioEvent(req, res, "StudioFunctionRun", {
+          function: name,
+          outcome: outcome.ok ? "ok" : errorCodeOf(outcome.body),
+        }),
+      );
     }
     sendPage(
       res,

@@ -6,6 +6,7 @@ import { renderTable, toolbar } from "./data-table.js";
 import type { ShownError } from "./entity-views.js";
 import { html, type SafeHTML } from "./html.js";
 import { csrfField, errorBox, noticeBox, pagerLinks, renderPage, studioURL } from "./layout.js";
+import { studioEvent } from "./studio-audit.js";
 import { checkCsrfToken, cursorParam, queryParam, sendPage, sessionOf } from "./studio-http.js";
 import { type StudioOptions, shownErrorOf } from "./studio-options.js";
 
@@ -103,7 +104,8 @@ function renderJobsPage(input: {
 /**
  * The jobs page: the queue newest first, filtered by status (`dead` is the
  * dead-letter list), with retry and cancel buttons that call the queue's
- * admin operations (the same as `POST /api/admin/jobs/<id>/retry|cancel`).
+ * admin operations (the same as `POST /api/admin/jobs/<id>/retry|cancel`),
+ * each recorded as a `StudioJob` audit event.
  */
 export function registerJobPages(
   router: Router,
@@ -164,6 +166,11 @@ export function registerJobPages(
       const id = String(req.params.id);
       const changed = action === "retry" ? await jobs.retry(id) : await jobs.cancel(id);
       if (changed) {
+        // After the change (the queue's own statement): a crash between the two loses the event.
+        const job = await jobs.get(id);
+        await options.auth.recordOperatorAudit(
+          studioEvent(req, res, "StudioJob", { action, job_id: id, job: job?.name ?? null }),
+        );
         res.redirect(303, studioURL(["jobs"], { done }));
         return;
       }

@@ -98,6 +98,11 @@ export function registerSignInPages(
       // A sign-in replaces the browser's previous studio session.
       await sessions.revoke(studioCookieOf(req));
       const { id, session } = await sessions.create();
+      await options.auth.recordOperatorAudit({
+        kind: "StudioSignIn",
+        data: { actor: "studio", studio_session: session.ref },
+        ...(req.ip !== undefined && { ip: req.ip }),
+      });
       const now = options.now ?? Date.now;
       res.setHeader("Set-Cookie", studioCookie(req, id, (session.expiresAt - now()) / 1000));
       res.redirect(303, safeReturnPath(next));

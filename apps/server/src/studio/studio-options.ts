@@ -12,8 +12,8 @@ export interface StudioOptions {
   readonly store: Store;
   /** The function runner: its names for the picker, `run` as the admin. */
   readonly functions: Pick<FunctionRunner, "run" | "names">;
-  /** auth-core: the audit log and where its session and API key tables live. */
-  readonly auth: Pick<Auth, "listAudit" | "database">;
+  /** auth-core: the audit log (read, and written for every studio action) and where its session and API key tables live. */
+  readonly auth: Pick<Auth, "listAudit" | "recordOperatorAudit" | "database">;
   readonly jobs: Pick<JobQueue, "list" | "counts" | "get" | "retry" | "cancel">;
   /** The token that signs in (`SVC_ADMIN_TOKEN`, or the dev-mode one). */
   readonly adminToken: string;

@@ -7,6 +7,11 @@ export interface StudioSession {
   /** Sent back in every form (`_csrf`); compared in constant time. */
   readonly csrfToken: string;
   readonly expiresAt: number;
+  /**
+   * Names the sign-in in audit events: the first 16 characters of the
+   * stored digest of its id (the row's key, never the cookie's value).
+   */
+  readonly ref: string;
 }
 
 /** The studio's sign-ins, kept in the database every server of a deployment shares. */
@@ -32,6 +37,8 @@ export interface StudioSessionsOptions {
 }
 
 const ID_SHAPE = /^[0-9a-f]{64}$/;
+/** Characters of the stored digest a session's `ref` shows. */
+const REF_CHARS = 16;
 
 /** The row key: a digest of the id, so the database never holds a usable cookie value. */
 function keyOf(id: string): string {
@@ -93,6 +100,7 @@ export function createStudioSessions(options: StudioSessionsOptions): StudioSess
       const session: StudioSession = {
         csrfToken: csrfTokenOf(id),
         expiresAt: current + lifetimeMs,
+        ref: keyOf(id).slice(0, REF_CHARS),
       };
       await table()
         .insertInto(STUDIO_SESSIONS_TABLE)
@@ -115,7 +123,7 @@ export function createStudioSessions(options: StudioSessionsOptions): StudioSess
         await table().deleteFrom(STUDIO_SESSIONS_TABLE).where("id", "=", key).execute();
         return null;
       }
-      return { csrfToken: csrfTokenOf(id), expiresAt };
+      return { csrfToken: csrfTokenOf(id), expiresAt, ref: key.slice(0, REF_CHARS) };
     },
     async revoke(id) {
       if (id === undefined || !ID_SHAPE.test(id)) return;
