@@ -139,6 +139,10 @@ export function createApp(options: AppOptions): App {
       logger,
       accessLog: options.accessLog !== false,
       trustProxy: (options.trustProxy ?? false) !== false,
+      // The studio's Logs page keeps the last requests in memory.
+      ...(options.studio?.requestLog !== undefined && {
+        onEntry: options.studio.requestLog.record,
+      }),
     }),
   );
   app.use(metrics.middleware);

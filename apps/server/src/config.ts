@@ -94,6 +94,7 @@ const variables = {
     .default("info"),
   SVC_LOG_FORMAT: z.enum(["json", "pretty"], { error: "must be json or pretty" }).optional(),
   SVC_ACCESS_LOG: z.enum(["on", "off"], { error: "must be on or off" }).default("on"),
+  SVC_STUDIO_LOG_ENTRIES: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
 } as const;
 
 type Variables = typeof variables;
@@ -158,6 +159,11 @@ export interface ServerConfig {
     readonly format: LogFormat;
     readonly accessLog: boolean;
   };
+  /**
+   * The admin studio: requests its Logs page keeps in memory
+   * (`SVC_STUDIO_LOG_ENTRIES`, default 10,000; 0 turns the page's log off).
+   */
+  readonly studio: { readonly logEntries: number };
   /** Sessions, sign-in flows, email, CAPTCHA, cookies and rate limits (@svc/auth-core). */
   readonly auth: AuthConfig;
   /**
@@ -342,6 +348,7 @@ export function parseConfig(
       format: vars.SVC_LOG_FORMAT ?? (vars.SVC_DEV_MODE ? "pretty" : "json"),
       accessLog: vars.SVC_ACCESS_LOG === "on",
     },
+    studio: { logEntries: vars.SVC_STUDIO_LOG_ENTRIES },
     auth,
     oauth,
     billing,

@@ -60,6 +60,7 @@ import { runWithLogContext } from "./logging/request-context.js";
 import { loadManifestFile } from "./manifest-file.js";
 import { policyLintWarnings } from "./policy-lint-warnings.js";
 import { defaultFilesDir, sqliteFiles } from "./storage-paths.js";
+import { createRequestLog } from "./studio/request-log.js";
 import { studioMigrations } from "./studio/studio-session-table.js";
 
 /** A running server. */
@@ -520,6 +521,13 @@ export async function startServer(
         }),
         ...(options.now !== undefined && { now: options.now }),
         onInternalError,
+        // The Logs page: the last requests, in memory (SVC_STUDIO_LOG_ENTRIES).
+        ...(config.studio.logEntries > 0 && {
+          requestLog: createRequestLog({
+            capacity: config.studio.logEntries,
+            ...(options.now !== undefined && { now: options.now }),
+          }),
+        }),
       },
       // The app's own front end, when it ships one (looked for once, at boot).
       ...(hasPublicDir(join(manifestDir, "public")) && { publicDir: join(manifestDir, "public") }),

@@ -1,6 +1,6 @@
 import { context as otelContext } from "@opentelemetry/api";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import { accessLogEntry } from "./access-log.js";
+import { type AccessLogEntry, accessLogEntry } from "./access-log.js";
 import { endRequestSpan, startRequestSpan } from "./http-span.js";
 import type { ServerLogger } from "./logger.js";
 import { runWithLogContext } from "./request-context.js";
@@ -13,6 +13,8 @@ export interface RequestLoggingOptions {
   readonly accessLog?: boolean;
   /** Whether a proxy in front is trusted (`SVC_TRUST_PROXY`): only then is its `X-Request-Id` kept. */
   readonly trustProxy?: boolean;
+  /** Also receives each access log entry, whatever `accessLog` says (the studio's request log). */
+  readonly onEntry?: (entry: AccessLogEntry) => void;
 }
 
 /**
@@ -26,6 +28,7 @@ export function requestLogging(options: RequestLoggingOptions): RequestHandler {
   const { logger } = options;
   const accessLog = options.accessLog !== false;
   const trustProxy = options.trustProxy === true;
+  const { onEntry } = options;
   return (req: Request, res: Response, next: NextFunction): void => {
     const started = performance.now();
     const requestId =
@@ -33,8 +36,8 @@ export function requestLogging(options: RequestLoggingOptions): RequestHandler {
     res.setHeader("X-Request-Id", requestId);
     const logContext = { requestId };
     const { span, context } = startRequestSpan(req, requestId);
-    // Nothing to do at the end when neither the access log nor a tracer wants it.
-    if (accessLog || span.isRecording()) {
+    // Nothing to do at the end when neither the access log, its hook nor a tracer wants it.
+    if (accessLog || onEntry !== undefined || span.isRecording()) {
       const socketBytes = req.socket.bytesWritten;
       // `close` comes once, after `finish` or when the client went away first.
       res.once("close", () => {
@@ -45,6 +48,7 @@ export function requestLogging(options: RequestLoggingOptions): RequestHandler {
         });
         endRequestSpan(span, { ...entry, aborted: entry.aborted === true });
         if (accessLog) logger.info(entry, `${entry.method} ${entry.route} ${entry.status}`);
+        onEntry?.(entry);
       });
     }
     runWithLogContext(logContext, () =>

@@ -68,7 +68,13 @@ const NAV: readonly (readonly [
       ["Audit", ["audit"]],
     ],
   ],
-  ["Operations", [["Jobs", ["jobs"]]]],
+  [
+    "Operations",
+    [
+      ["Jobs", ["jobs"]],
+      ["Logs", ["logs"]],
+    ],
+  ],
 ];
 
 /** The navigation entries a page can name as its own (`renderPage`'s `section`). */
@@ -80,7 +86,8 @@ export type StudioSection =
   | "Sessions"
   | "API keys"
   | "Audit"
-  | "Jobs";
+  | "Jobs"
+  | "Logs";
 
 /**
  * The whole document: title, the navigation (the page's own `section`

@@ -105,7 +105,7 @@ table.matrix td small, table.matrix td strong { display: block; }
 .verdict-allow strong, .level-info { color: var(--good); }
 .verdict-deny strong, .level-error { color: var(--bad); }
 .verdict-some strong, .level-warning { color: var(--warn); }
-.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(22rem, 1fr)); gap: .9rem; margin: .5rem 0 1rem; }
+.cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(24rem, 1fr)); gap: .9rem; margin: .5rem 0 1rem; }
 .card { background: var(--panel); border: 1px solid var(--line); border-radius: var(--radius); padding: .75rem .9rem .6rem; min-width: 0; }
 .card h2 { margin: 0 0 .15rem; font-size: .95rem; }
 .card .figure { font-size: 1.35rem; font-weight: 650; font-variant-numeric: tabular-nums; }
@@ -116,7 +116,7 @@ table.matrix td small, table.matrix td strong { display: block; }
 .stats strong { font-size: 1.2rem; font-variant-numeric: tabular-nums; }
 svg.chart { width: 100%; height: auto; display: block; margin-top: .35rem; overflow: visible; }
 svg.chart .grid { stroke: var(--line); stroke-width: 1; }
-svg.chart .axis { fill: var(--muted); font: 10px system-ui, sans-serif; }
+svg.chart .axis { fill: var(--muted); font: 11px system-ui, sans-serif; }
 svg.chart .series-1 { stroke: var(--chart-1); } svg.chart .fill-1 { fill: var(--chart-1); }
 svg.chart .series-2 { stroke: var(--chart-2); } svg.chart .fill-2 { fill: var(--chart-2); }
 svg.chart .series-3 { stroke: var(--chart-3); } svg.chart .fill-3 { fill: var(--chart-3); }

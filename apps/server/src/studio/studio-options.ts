@@ -5,6 +5,7 @@ import type { Store } from "@svc/store";
 import type { Request, RequestHandler } from "express";
 import { toErrorResponse } from "../errors.js";
 import type { ShownError } from "./entity-views.js";
+import type { RequestLog } from "./request-log.js";
 
 /** What the studio is built from; `startServer` passes the server's own instances. */
 export interface StudioOptions {
@@ -17,6 +18,12 @@ export interface StudioOptions {
   readonly jobs: Pick<JobQueue, "list" | "counts" | "get" | "retry" | "cancel">;
   /** The token that signs in (`SVC_ADMIN_TOKEN`, or the dev-mode one). */
   readonly adminToken: string;
+  /**
+   * The Logs page's requests: the in-memory ring the access log feeds
+   * (`createRequestLog`, wired to `requestLogging`'s `onEntry`). Without
+   * it the page says the request log is off.
+   */
+  readonly requestLog?: RequestLog | undefined;
   /** Dev mode: the sign-in page says where the generated admin token is kept. */
   readonly devMode: boolean;
   /** Rate limit of the sign-in POST (the sign-in endpoints' per-address limiter); none when undefined. */
