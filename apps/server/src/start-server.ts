@@ -60,6 +60,7 @@ import { runWithLogContext } from "./logging/request-context.js";
 import { loadManifestFile } from "./manifest-file.js";
 import { policyLintWarnings } from "./policy-lint-warnings.js";
 import { defaultFilesDir, sqliteFiles } from "./storage-paths.js";
+import { createMetricsHistory } from "./studio/metrics-history.js";
 import { createRequestLog } from "./studio/request-log.js";
 import { studioMigrations } from "./studio/studio-session-table.js";
 
@@ -346,11 +347,11 @@ export async function startServer(
         fn: schedule.name,
       })),
       // Every line logged while a job runs carries its id and name.
-      run: async (job) => {
+      run: metrics.instrumentJobRun(async (job) => {
         await runWithLogContext({ jobId: job.id, job: job.name }, () =>
           runner.run(job.name, job.args, job.auth),
         );
-      },
+      }),
       isRetryable: isRetryableJobError,
       onError: (error) => {
         observeStorage(error);
@@ -403,6 +404,13 @@ export async function startServer(
       ...(billingOn && { entitlements: () => billing.entitlementCacheStats() }),
     });
     if (config.databaseURL !== undefined) metrics.watchFeed(() => changeLog.feedStatus());
+    metrics.watchLive(() => callers.connections);
+    metrics.watchJobs(() => jobs.counts());
+    // The studio's Metrics page: the registry sampled every 10 s, the last hour kept.
+    const metricsHistory = createMetricsHistory({
+      registry: metrics.registry,
+      ...(options.now !== undefined && { now: options.now }),
+    });
     // Registered before the live callers' watch, so a member's connections
     // are re-checked against the entitlements just read again.
     const stopEntitlementWatch = billingOn
@@ -521,6 +529,7 @@ export async function startServer(
         }),
         ...(options.now !== undefined && { now: options.now }),
         onInternalError,
+        metricsHistory,
         // The Logs page: the last requests, in memory (SVC_STUDIO_LOG_ENTRIES).
         ...(config.studio.logEntries > 0 && {
           requestLog: createRequestLog({
@@ -538,6 +547,7 @@ export async function startServer(
     observeStorage = app.storage.observe;
     server.on("request", app.express);
     worker.start();
+    metricsHistory.start();
     const port = boundPort;
     const host = config.host === undefined || config.host === "0.0.0.0" ? "localhost" : config.host;
     return {
@@ -573,6 +583,7 @@ export async function startServer(
         clearTimeout(timer);
         // Running jobs finish (or keep their lease for another server) first.
         await worker?.stop({ drainMs });
+        metricsHistory.stop();
         stopPruning();
         stopCallerWatch();
         callers.close();

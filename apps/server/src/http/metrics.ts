@@ -25,6 +25,16 @@ export interface ServerMetrics {
   watchFeed(status: () => Promise<FeedStatus | null>): void;
   /** Reports these caches' counters at each scrape (`auth.cacheStats()`, `billing.entitlementCacheStats()`). */
   watchCaches(caches: Partial<Record<CacheName, () => CacheStats>>): void;
+  /** Reports the open live connections (WebSocket, SSE, rooms) at each scrape as `svc_live_connections`. */
+  watchLive(connections: () => number): void;
+  /** Reports the job queue's jobs per status at each scrape as `svc_jobs{status}` (one grouped count). */
+  watchJobs(counts: () => Promise<Readonly<Record<string, number>>>): void;
+  /**
+   * Wraps the job worker's `run`: each run counts in
+   * `svc_job_runs_total{outcome}` (`succeeded` or `failed`) and its time
+   * in `svc_job_run_duration_seconds`.
+   */
+  instrumentJobRun<TJob>(run: (job: TJob) => Promise<void>): (job: TJob) => Promise<void>;
 }
 
 /**
@@ -114,6 +124,19 @@ export function createServerMetrics(): ServerMetrics {
     res.type(registry.contentType).send(await registry.metrics());
   };
 
+  const jobRuns = new Counter({
+    name: "svc_job_runs_total",
+    help: "Job runs on this server's worker, by outcome: succeeded or failed (a failed run may be retried).",
+    labelNames: ["outcome"] as const,
+    registers: [registry],
+  });
+  const jobDuration = new Histogram({
+    name: "svc_job_run_duration_seconds",
+    help: "Time one job run took on this server's worker.",
+    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60],
+    registers: [registry],
+  });
+
   return {
     registry,
     middleware,
@@ -122,7 +145,49 @@ export function createServerMetrics(): ServerMetrics {
     changeLogObserver,
     watchFeed: (status) => registerFeedGauges(registry, status),
     watchCaches: (caches) => registerCacheCounters(registry, caches),
+    watchLive: (connections) => {
+      new Gauge({
+        name: "svc_live_connections",
+        help: "Open live connections on this server: WebSocket subscriptions, SSE streams and room sockets together.",
+        registers: [registry],
+        collect() {
+          this.set(connections());
+        },
+      });
+    },
+    watchJobs: (counts) => registerJobGauge(registry, counts),
+    instrumentJobRun: (run) => async (job) => {
+      const started = process.hrtime.bigint();
+      const seconds = (): number => Number(process.hrtime.bigint() - started) / 1e9;
+      try {
+        await run(job);
+      } catch (error) {
+        jobRuns.inc({ outcome: "failed" });
+        jobDuration.observe(seconds());
+        throw error;
+      }
+      jobRuns.inc({ outcome: "succeeded" });
+      jobDuration.observe(seconds());
+    },
   };
+}
+
+/** `svc_jobs{status}` from one grouped count per scrape; a failed read leaves the last values. */
+function registerJobGauge(
+  registry: Registry,
+  counts: () => Promise<Readonly<Record<string, number>>>,
+): void {
+  new Gauge({
+    name: "svc_jobs",
+    help: "Jobs in the durable queue by status (pending, running, succeeded, dead, cancelled); shared by every server on one database.",
+    labelNames: ["status"] as const,
+    registers: [registry],
+    async collect() {
+      const read = await counts().catch(() => null);
+      if (read === null) return;
+      for (const [status, count] of Object.entries(read)) this.set({ status }, count);
+    },
+  });
 }
 
 /**

@@ -73,6 +73,7 @@ const NAV: readonly (readonly [
     [
       ["Jobs", ["jobs"]],
       ["Logs", ["logs"]],
+      ["Metrics", ["metrics"]],
     ],
   ],
 ];
@@ -87,7 +88,8 @@ export type StudioSection =
   | "API keys"
   | "Audit"
   | "Jobs"
-  | "Logs";
+  | "Logs"
+  | "Metrics";
 
 /**
  * The whole document: title, the navigation (the page's own `section`

@@ -5,6 +5,7 @@ import type { Store } from "@svc/store";
 import type { Request, RequestHandler } from "express";
 import { toErrorResponse } from "../errors.js";
 import type { ShownError } from "./entity-views.js";
+import type { MetricsHistory } from "./metrics-history.js";
 import type { RequestLog } from "./request-log.js";
 
 /** What the studio is built from; `startServer` passes the server's own instances. */
@@ -24,6 +25,8 @@ export interface StudioOptions {
    * it the page says the request log is off.
    */
   readonly requestLog?: RequestLog | undefined;
+  /** The Metrics page's samples of the server's registry (`createMetricsHistory`). */
+  readonly metricsHistory?: MetricsHistory | undefined;
   /** Dev mode: the sign-in page says where the generated admin token is kept. */
   readonly devMode: boolean;
   /** Rate limit of the sign-in POST (the sign-in endpoints' per-address limiter); none when undefined. */

@@ -7,6 +7,7 @@ import { registerFunctionPages } from "./function-pages.js";
 import { registerJobPages } from "./job-pages.js";
 import { errorBox, renderPage, STUDIO_PATH } from "./layout.js";
 import { registerLogPages } from "./log-pages.js";
+import { registerMetricsPages } from "./metrics-pages.js";
 import { registerPolicyPages } from "./policy-pages.js";
 import { registerSignInPages, renderSignIn } from "./sign-in-pages.js";
 import { STUDIO_CSS, STUDIO_JS } from "./studio-assets.js";
@@ -63,6 +64,7 @@ export function createStudioRouter(options: StudioOptions): Router {
   registerAuthPages(router, options, signedIn);
   registerJobPages(router, options, signedIn);
   registerLogPages(router, options, signedIn);
+  registerMetricsPages(router, options, signedIn);
   router.use(STUDIO_PATH, (_req, _res, next) => {
     next(new StudioError("NOT_FOUND"));
   });
