@@ -31,7 +31,7 @@ describe.each(databases)("operator audit events on $name", (database) => {
       },
     ]);
     // A user's own audit log never shows the tool's events.
-    const user = await auth.registerPassword({ email: "ada@example.com", password: PASSWORD });
+    const user = await auth.registerPassword({ email: "ada@example.com", password: PASSWORD }, {});
     const context = await auth.resolveSession(user.token);
     if (context === null) throw new Error("the session did not resolve");
     const own = await auth.listAudit(context, {});
