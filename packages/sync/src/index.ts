@@ -50,7 +50,10 @@ export {
   type LiveCallers,
   type LiveCallersOptions,
   type LiveConnectionHandle,
+  type LiveConnectionInfo,
   type LiveRequest,
+  type LiveSubscriptionInfo,
+  type LiveTransport,
   sameCaller,
 } from "./live-callers.js";
 export { type LiveQuery, type LiveQueryContext, openLiveQuery } from "./live-query.js";
@@ -159,6 +162,7 @@ export {
   type ErrorFrame,
   type LiveQueryFrame,
   MAX_CLIENT_FRAME_BYTES,
+  OPERATOR_CLOSE,
   type PongFrame,
   type ResultFrame,
   type ServerFrame,

@@ -186,3 +186,85 @@ describe("createLiveCallers", () => {
     expect(calls).toBe(2);
   });
 });
+
+describe("listing and closing connections", () => {
+  const alice = createAuthContext({ userId: "alice", via: "session", sessionId: "s1" });
+
+  it("lists each connection's caller, transport, room and subscriptions, never its credential", () => {
+    let clock = 1000;
+    const callers = createLiveCallers({
+      authenticate: async () => alice,
+      recheckIntervalMs: 0,
+      now: () => clock,
+    });
+    const withAgent = {
+      headers: { cookie: "svc_session=secret-cookie", "user-agent": "test/1" },
+      socket: { remoteAddress: "10.0.0.1" },
+    } as unknown as IncomingMessage;
+    callers.admit(
+      { auth: alice, req: withAgent, bearer: undefined, transport: "sse" },
+      {
+        ...recorder().handle,
+        subscriptions: () => [{ id: "q", query: "listTodos" }],
+      },
+    );
+    clock = 2000;
+    const admin = createAuthContext({ isAdmin: true, via: "admin" });
+    callers.admit(
+      {
+        auth: admin,
+        req: requestFrom("10.0.0.2"),
+        bearer: "admin-token-secret",
+        transport: "room",
+        room: { name: "lobby", key: null },
+      },
+      recorder().handle,
+    );
+    const listed = callers.list();
+    expect(listed).toEqual([
+      expect.objectContaining({
+        transport: "sse",
+        openedAt: 1000,
+        userId: "alice",
+        via: "session",
+        address: "10.0.0.1",
+        userAgent: "test/1",
+        subscriptions: [{ id: "q", query: "listTodos" }],
+      }),
+      expect.objectContaining({
+        transport: "room",
+        openedAt: 2000,
+        userId: null,
+        isAdmin: true,
+        address: "10.0.0.2",
+        subscriptions: [],
+        room: { name: "lobby", key: null },
+      }),
+    ]);
+    expect(new Set(listed.map((connection) => connection.id)).size).toBe(2);
+    const text = JSON.stringify(listed);
+    for (const secret of ["secret-cookie", "admin-token-secret", "s1"]) {
+      expect(text).not.toContain(secret);
+    }
+  });
+
+  it("closes a connection through its handle's close, else as revoked", () => {
+    const callers = createLiveCallers({ authenticate: async () => alice, recheckIntervalMs: 0 });
+    const closed: string[] = [];
+    const release = callers.admit(
+      { auth: alice, req: requestFrom("10.0.0.1"), bearer: "t" },
+      { ...recorder().handle, close: () => closed.push("closed") },
+    );
+    const plain = recorder();
+    callers.admit({ auth: alice, req: requestFrom("10.0.0.1"), bearer: "t" }, plain.handle);
+    const [first, second] = callers.list();
+    expect(callers.disconnect(first?.id ?? "")).toBe(true);
+    expect(closed).toEqual(["closed"]);
+    // The transport releases its place once the socket is closed.
+    if (typeof release === "function") release();
+    expect(callers.disconnect(second?.id ?? "")).toBe(true);
+    expect(plain.seen).toEqual(["revoked"]);
+    expect(callers.connections).toBe(0);
+    expect(callers.disconnect("nope")).toBe(false);
+  });
+});

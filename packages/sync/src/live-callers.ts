@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { AuthContext } from "@svc/schema";
 
@@ -33,6 +34,50 @@ export const DEFAULT_MAX_CONNECTIONS_PER_IP = 256;
 /** Default interval of the sweep that re-checks every connection's caller (expired sessions, JWTs): 60 s. */
 export const DEFAULT_RECHECK_INTERVAL_MS = 60_000;
 
+/** The transport a live connection came through. */
+export type LiveTransport = "websocket" | "sse" | "room";
+
+/** One open subscription of a connection, as a listing shows it. */
+export type LiveSubscriptionInfo =
+  | {
+      readonly id: string;
+      readonly entity: string;
+      /** The subscription's equality filter, as the client sent it. */
+      readonly where?: Readonly<Record<string, unknown>>;
+    }
+  | {
+      readonly id: string;
+      /** A live query's function name (never its arguments). */
+      readonly query: string;
+    };
+
+/**
+ * One open connection as `LiveCallers.list` shows it: who (the resolved
+ * caller, never a credential) and what (transport, room, subscriptions).
+ */
+export interface LiveConnectionInfo {
+  /** Random, names the connection for `disconnect` while it is open. */
+  readonly id: string;
+  /** Undefined when the transport did not say. */
+  readonly transport: LiveTransport | undefined;
+  /** When it was admitted, unix ms. */
+  readonly openedAt: number;
+  readonly userId: string | null;
+  /** How the caller proved who it is (`session`, `api-key`, `jwt`, `admin`, ...). */
+  readonly via: AuthContext["via"];
+  readonly isAdmin: boolean;
+  readonly isGuest: boolean;
+  readonly tenantId: string | null;
+  readonly roles: readonly string[];
+  /** The client address the connection counts against (see `clientIp`). */
+  readonly address: string | undefined;
+  readonly userAgent: string | undefined;
+  /** What it subscribes to now (empty for a room socket). */
+  readonly subscriptions: readonly LiveSubscriptionInfo[];
+  /** The room instance a room socket joined. */
+  readonly room?: { readonly name: string; readonly key: string | null };
+}
+
 /** What a transport does when a re-check finds its connection's caller changed. */
 export interface LiveConnectionHandle {
   /**
@@ -45,10 +90,22 @@ export interface LiveConnectionHandle {
    * go on as `auth`, dropping what it may no longer see.
    */
   changed(auth: AuthContext): void;
+  /** What the connection subscribes to now, for `list`. Default: nothing. */
+  subscriptions?(): readonly LiveSubscriptionInfo[];
+  /**
+   * Closes the connection at an operator's request (`disconnect`); the
+   * client may reconnect. Default: `revoked()`.
+   */
+  close?(): void;
 }
 
 /** One connection as the registry holds it. */
 interface Entry {
+  readonly id: string;
+  readonly transport: LiveTransport | undefined;
+  readonly room: { readonly name: string; readonly key: string | null } | undefined;
+  readonly openedAt: number;
+  readonly address: string | undefined;
   auth: AuthContext;
   readonly request: LiveRequest;
   readonly bearer: string | undefined;
@@ -77,6 +134,8 @@ export interface LiveCallersOptions {
   readonly recheckIntervalMs?: number;
   /** Receives unexpected errors of a re-check. Default: `console.error`. */
   readonly onError?: (error: unknown) => void;
+  /** Unix ms, for `LiveConnectionInfo.openedAt`. Default `Date.now`. */
+  readonly now?: () => number;
 }
 
 /** Why a connection was not admitted. */
@@ -101,9 +160,24 @@ export interface LiveCallers {
       readonly auth: AuthContext;
       readonly req: IncomingMessage;
       readonly bearer: string | undefined;
+      /** For `list`: the transport, and the room a room socket joined. */
+      readonly transport?: LiveTransport;
+      readonly room?: { readonly name: string; readonly key: string | null };
     },
     handle: LiveConnectionHandle,
   ): (() => void) | AdmitRefusal;
+  /**
+   * Every open connection, oldest first: its caller as resolved (user id,
+   * how it signed in, roles; never a token, cookie or key), transport,
+   * address, user agent, room and subscriptions. Read-only: for an
+   * operator's view.
+   */
+  list(): LiveConnectionInfo[];
+  /**
+   * Closes the open connection `id` names (`handle.close`, else
+   * `handle.revoked`); false when there is none (it closed meanwhile).
+   */
+  disconnect(id: string): boolean;
   /** Resolves again the caller of every connection of `userId`; resolves when each has acted. */
   recheckUser(userId: string): Promise<void>;
   /** Resolves again the caller of every connection that `select` picks (default: all). */
@@ -169,6 +243,7 @@ export function createLiveCallers(options: LiveCallersOptions): LiveCallers {
   const clientIp = options.clientIp ?? ((req: IncomingMessage) => req.socket.remoteAddress);
   const onError =
     options.onError ?? ((error: unknown) => console.error("[@svc/sync] live caller check", error));
+  const now = options.now ?? Date.now;
   const entries = new Set<Entry>();
   const byUser = new Map<string, Set<Entry>>();
   const perIp = new Map<string, number>();
@@ -249,12 +324,18 @@ export function createLiveCallers(options: LiveCallersOptions): LiveCallers {
     admit(input, handle) {
       const { auth, req, bearer } = input;
       const userId = auth.isAdmin ? null : auth.userId;
-      const ipKey = auth.isAdmin ? undefined : addressGroup(clientIp(req));
+      const address = clientIp(req);
+      const ipKey = auth.isAdmin ? undefined : addressGroup(address);
       if (userId !== null && (byUser.get(userId)?.size ?? 0) >= maxPerUser) {
         return "TOO_MANY_CONNECTIONS";
       }
       if (ipKey !== undefined && (perIp.get(ipKey) ?? 0) >= maxPerIp) return "TOO_MANY_CONNECTIONS";
       const entry: Entry = {
+        id: randomBytes(12).toString("hex"),
+        transport: input.transport,
+        room: input.room,
+        openedAt: now(),
+        address,
         auth,
         // Only what resolving needs, so the request is not kept alive.
         request: {
@@ -284,6 +365,38 @@ export function createLiveCallers(options: LiveCallersOptions): LiveCallers {
       if (set !== undefined) await Promise.all([...set].map(check));
     },
     recheck,
+    list() {
+      return [...entries].map((entry): LiveConnectionInfo => {
+        const { auth } = entry;
+        return {
+          id: entry.id,
+          transport: entry.transport,
+          openedAt: entry.openedAt,
+          userId: auth.userId,
+          via: auth.via,
+          isAdmin: auth.isAdmin,
+          isGuest: auth.isGuest,
+          tenantId: auth.tenantId,
+          roles: [...auth.roles],
+          address: entry.address,
+          userAgent: entry.request.headers["user-agent"],
+          subscriptions: entry.handle.subscriptions?.() ?? [],
+          ...(entry.room !== undefined && { room: entry.room }),
+        };
+      });
+    },
+    disconnect(id) {
+      for (const entry of entries) {
+        if (entry.id !== id) continue;
+        if (entry.handle.close !== undefined) entry.handle.close();
+        else {
+          remove(entry);
+          entry.handle.revoked();
+        }
+        return true;
+      }
+      return false;
+    },
     close() {
       if (sweep !== undefined) clearInterval(sweep);
     },

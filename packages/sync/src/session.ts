@@ -5,6 +5,7 @@ import type { LoggedChange } from "./change-log.js";
 import type { Sync } from "./create-sync.js";
 import { SyncError, type SyncErrorCode, syncErrorCodes } from "./errors.js";
 import { changeFrameBytes, snapshotFrameText } from "./frame-text.js";
+import type { LiveSubscriptionInfo } from "./live-callers.js";
 import { type LiveQuery, openLiveQuery } from "./live-query.js";
 import { readSnapshotRows, rowSizeHintsOf, snapshotTooLarge } from "./snapshot-read.js";
 import { type PulledChange, viewChange, viewChangeNow } from "./visibility.js";
@@ -19,6 +20,8 @@ const CATCH_UP_PAGE = 500;
 interface Subscription {
   readonly id: string;
   readonly entity: string;
+  /** The filter as the client sent it (for listings). */
+  readonly where: SubscribeFrame["where"];
   readonly matches: (row: Row) => boolean;
   /** Changes at or before this cursor are never sent. Null while the snapshot or catch-up loads. */
   cursor: number | null;
@@ -76,6 +79,8 @@ export interface Session {
   rebind(auth: AuthContext): void;
   /** Drops every subscription; later batches are ignored. */
   close(): void;
+  /** The open subscriptions and live queries, for an operator's listing (`LiveCallers.list`). */
+  subscriptions(): LiveSubscriptionInfo[];
 }
 
 /**
@@ -353,6 +358,7 @@ export function openSession(
     const subscription: Subscription = {
       id: frame.id,
       entity: frame.entity,
+      where: frame.where,
       matches,
       viewer: { policies: sync.policies, auth, matches },
       cursor: null,
@@ -440,6 +446,20 @@ export function openSession(
           openLiveQuery(frame, { sync, auth, sendEncoded, loads, fail: failQuery }),
         );
       }
+    },
+    subscriptions() {
+      return [
+        ...[...subscriptions.values()].map(
+          (subscription): LiveSubscriptionInfo => ({
+            id: subscription.id,
+            entity: subscription.entity,
+            ...(subscription.where !== undefined && { where: subscription.where }),
+          }),
+        ),
+        ...[...queryFrames.values()].map(
+          (frame): LiveSubscriptionInfo => ({ id: frame.id, query: frame.query }),
+        ),
+      ];
     },
     close() {
       closed = true;

@@ -180,7 +180,7 @@ export function createEventStreams(options: EventStreamOptions): EventStreams {
     if (closed || req.destroyed) throw new SyncError("SERVICE_UNAVAILABLE");
     let stream: Stream | undefined;
     const release = callers.admit(
-      { auth, req, bearer: bearer.token },
+      { auth, req, bearer: bearer.token, transport: "sse" },
       {
         revoked() {
           if (stream === undefined) return;
@@ -188,6 +188,9 @@ export function createEventStreams(options: EventStreamOptions): EventStreams {
           end();
         },
         changed: (next) => stream?.session.rebind(next),
+        subscriptions: () => stream?.session.subscriptions() ?? [],
+        // An operator's close: the stream ends, and a browser's EventSource reconnects.
+        close: () => end(),
       },
     );
     if (typeof release === "string") throw new SyncError(release);

@@ -125,8 +125,9 @@ export type ServerFrame = SnapshotFrame | ChangeFrame | ResultFrame | ErrorFrame
  * (also when the connection's credential is revoked or expires while it is
  * open: reason `credential revoked`), 1009 a frame over 64 KiB, 1011 an
  * unexpected failure, 1013 try again later: the consumer fell too far
- * behind (resume from the last cursor), or the caller or its address holds
- * as many live connections as it may (reason `TOO_MANY_CONNECTIONS`).
+ * behind (resume from the last cursor), the caller or its address holds
+ * as many live connections as it may (reason `TOO_MANY_CONNECTIONS`), or
+ * the server's operator closed the connection (reason `OPERATOR_CLOSE`).
  */
 export const WS_CLOSE_CODES = {
   GOING_AWAY: 1001,
@@ -137,3 +138,6 @@ export const WS_CLOSE_CODES = {
   INTERNAL_ERROR: 1011,
   TRY_AGAIN_LATER: 1013,
 } as const;
+
+/** The close reason (with 1013) of a socket an operator closed through `LiveCallers.disconnect`. */
+export const OPERATOR_CLOSE = "closed by the server's operator";

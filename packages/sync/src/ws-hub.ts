@@ -6,7 +6,7 @@ import type { Sync } from "./create-sync.js";
 import { type Authenticate, createLiveCallers, type LiveCallers } from "./live-callers.js";
 import { originTrusted, pathOf, refuse, resolveCaller } from "./upgrade.js";
 import { type Connection, openConnection } from "./ws-connection.js";
-import { MAX_CLIENT_FRAME_BYTES, WS_CLOSE_CODES } from "./ws-frames.js";
+import { MAX_CLIENT_FRAME_BYTES, OPERATOR_CLOSE, WS_CLOSE_CODES } from "./ws-frames.js";
 
 /** The subprotocol of svc's frames; a client may offer it beside `bearer.<token>`. */
 export const WS_PROTOCOL = "svc.v1";
@@ -161,11 +161,14 @@ export function attachWebSocket(server: Server, options: WebSocketOptions): WebS
   ): { auth: AuthContext; admitted: Admitted } | { reason: string } => {
     const admitted: Admitted = { connection: undefined, release: ignore };
     const release = callers.admit(
-      { auth: caller.auth, req, bearer: caller.bearer },
+      { auth: caller.auth, req, bearer: caller.bearer, transport: "websocket" },
       {
         revoked: () =>
           admitted.connection?.end(WS_CLOSE_CODES.POLICY_VIOLATION, "credential revoked"),
         changed: (auth) => admitted.connection?.session.rebind(auth),
+        subscriptions: () => admitted.connection?.session.subscriptions() ?? [],
+        // An operator's close: the client reconnects after its backoff.
+        close: () => admitted.connection?.end(WS_CLOSE_CODES.TRY_AGAIN_LATER, OPERATOR_CLOSE),
       },
     );
     if (typeof release === "string") return { reason: release };

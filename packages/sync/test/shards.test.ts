@@ -1,11 +1,13 @@
 import { describe, expect, it } from "vitest";
 import {
+  createLiveCallers,
   MAX_SHARD_DATA_BYTES,
   MAX_SHARD_FRAME_BYTES,
+  OPERATOR_CLOSE,
   SHARD_PROTOCOL,
   shardClientFrameSchema,
 } from "../src/index.js";
-import { openSocket, type ShardClient, until, useShardServer } from "./shards-client.js";
+import { callers, openSocket, type ShardClient, until, useShardServer } from "./shards-client.js";
 
 // The shard transport without room logic: upgrades (paths, origins,
 // callers, join rules), presence, messages kept inside their room instance,
@@ -209,6 +211,28 @@ describe("attachShards", () => {
     expect((await opened.client.next()).type).toBe("welcome");
     expect(await opened.client.next()).toEqual({ type: "pong" });
     opened.client.socket.close();
+  });
+
+  it("lists a member's socket with its room, and closes it on an operator's request with 1013", async () => {
+    const registry = createLiveCallers({
+      authenticate: async (_req, bearer) => callers[bearer ?? ""] ?? null,
+      recheckIntervalMs: 0,
+    });
+    const { join } = await start({ callers: registry });
+    const alice = await join("/shard/chat/general", "alice");
+    await welcome(alice);
+    expect(registry.list()).toEqual([
+      expect.objectContaining({
+        transport: "room",
+        userId: "alice",
+        room: { name: "chat", key: "general" },
+        subscriptions: [],
+      }),
+    ]);
+    expect(registry.disconnect(registry.list()[0]?.id ?? "")).toBe(true);
+    expect(await alice.closed).toEqual({ code: 1013, reason: OPERATOR_CLOSE });
+    await until(() => registry.connections === 0);
+    registry.close();
   });
 
   it("closes a full room's newcomer with 1013", async () => {

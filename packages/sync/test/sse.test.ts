@@ -6,6 +6,7 @@ import { EventSource } from "eventsource";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   createEventStreams,
+  createLiveCallers,
   type EventStreamOptions,
   type EventStreams,
   parseEventsQuery,
@@ -169,6 +170,32 @@ describe.each(testDatabases())("event streams on $name", (database) => {
     });
     expect(change.id).toBe((change.frame as { cursor: string }).cursor);
     expect(await forBob.next()).toMatchObject({ frame: { row: { title: "for bob" } } });
+  });
+
+  it("lists a stream with its caller and subscription, and ends it on an operator's request", async () => {
+    const registry = createLiveCallers({
+      authenticate: async (_req, bearer) => callers[bearer ?? ""] ?? null,
+      recheckIntervalMs: 0,
+    });
+    const url = await start({ callers: registry });
+    const reader = open(
+      `${url}?entity=Task&id=tasks&where=${encodeURIComponent('{"assigneeId":"alice"}')}`,
+      "alice",
+    );
+    expect(await reader.next()).toMatchObject({ frame: { type: "snapshot", id: "tasks" } });
+    expect(registry.list()).toEqual([
+      expect.objectContaining({
+        transport: "sse",
+        userId: "alice",
+        subscriptions: [{ id: "tasks", entity: "Task", where: { assigneeId: "alice" } }],
+      }),
+    ]);
+    const id = registry.list()[0]?.id ?? "";
+    expect(registry.disconnect(id)).toBe(true);
+    // The stream ended and left the registry (the EventSource reconnects as a new one).
+    await expect.poll(() => reader.errors).toBeGreaterThan(0);
+    await expect.poll(() => registry.list().map((connection) => connection.id)).not.toContain(id);
+    registry.close();
   });
 
   it("resumes a dropped stream from Last-Event-ID with no gap and no duplicate", async () => {

@@ -8,6 +8,8 @@ import { WebSocket } from "ws";
 import {
   attachWebSocket,
   clientFrameSchema,
+  createLiveCallers,
+  OPERATOR_CLOSE,
   type ServerFrame,
   type Sync,
   type WebSocketHub,
@@ -236,6 +238,48 @@ describe.each(testDatabases())("WebSocket hub on $name", (database) => {
     expect(await client.next()).toMatchObject({ op: "insert", rowId: rows[2]?.id });
     client.send({ type: "ping" });
     expect(await client.next()).toEqual({ type: "pong" });
+  });
+
+  it("lists each socket's caller and subscriptions, and closes one on request with 1013", async () => {
+    const registry = createLiveCallers({
+      authenticate: async (_req, bearer) => callers[bearer ?? ""] ?? null,
+      recheckIntervalMs: 0,
+      now: () => 1_700_000_000_000,
+    });
+    const url = await start({ callers: registry });
+    const client = await open(url, "alice");
+    client.send({ type: "subscribe", id: "mine", entity: "Task", where: { assigneeId: "alice" } });
+    expect(await client.next()).toMatchObject({ type: "snapshot", id: "mine" });
+    const [listed, ...others] = registry.list();
+    expect(others).toEqual([]);
+    expect(listed).toEqual({
+      id: expect.stringMatching(/^[0-9a-f]{24}$/),
+      transport: "websocket",
+      openedAt: 1_700_000_000_000,
+      userId: "alice",
+      via: alice.via,
+      isAdmin: false,
+      isGuest: false,
+      tenantId: null,
+      roles: [],
+      address: "127.0.0.1",
+      userAgent: undefined,
+      subscriptions: [{ id: "mine", entity: "Task", where: { assigneeId: "alice" } }],
+    });
+    // Never the credential.
+    expect(JSON.stringify(registry.list())).not.toContain("Bearer");
+    client.send({ type: "unsubscribe", id: "mine" });
+    await expect.poll(() => registry.list()[0]?.subscriptions).toEqual([]);
+
+    const reason = new Promise<string>((resolve) =>
+      client.socket.once("close", (_code, data) => resolve(String(data))),
+    );
+    expect(registry.disconnect(listed?.id ?? "")).toBe(true);
+    expect(await client.closed).toBe(1013);
+    expect(await reason).toBe(OPERATOR_CLOSE);
+    await expect.poll(() => registry.list()).toEqual([]);
+    expect(registry.disconnect(listed?.id ?? "")).toBe(false);
+    registry.close();
   });
 
   it("closes an anonymous caller with 1008", async () => {

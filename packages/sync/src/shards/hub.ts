@@ -5,7 +5,7 @@ import type { AuthContext, RoomDef, RoomLogic } from "@svc/schema";
 import { WebSocketServer } from "ws";
 import { type Authenticate, createLiveCallers, type LiveCallers } from "../live-callers.js";
 import { originTrusted, pathOf, refuse, resolveCaller } from "../upgrade.js";
-import { WS_CLOSE_CODES } from "../ws-frames.js";
+import { OPERATOR_CLOSE, WS_CLOSE_CODES } from "../ws-frames.js";
 import { createClusterRooms } from "./cluster.js";
 import type { ShardCluster } from "./cluster-api.js";
 import { MAX_SHARD_FRAME_BYTES } from "./frames.js";
@@ -262,9 +262,17 @@ export function attachShards(server: Server, options: ShardOptions): ShardHub {
           return;
         }
         const release = callers.admit(
-          { auth: caller.auth, req, bearer: caller.bearer },
+          {
+            auth: caller.auth,
+            req,
+            bearer: caller.bearer,
+            transport: "room",
+            room: { name: kind.name, key: target.key },
+          },
           {
             revoked: () => ws.close(WS_CLOSE_CODES.POLICY_VIOLATION, "credential revoked"),
+            // An operator's close: the client rejoins after its backoff.
+            close: () => ws.close(WS_CLOSE_CODES.TRY_AGAIN_LATER, OPERATOR_CLOSE),
             changed: (auth) => {
               // Still a member only while the join rule admits the caller as it is now.
               void admitted(auth, kind.name, target.key).then((verdict) => {
