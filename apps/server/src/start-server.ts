@@ -395,6 +395,7 @@ export async function startServer(
       maxPerIp: config.live.maxConnectionsPerIp,
       clientIp: liveClientIp(config.trustProxy),
       onError: logError("sync: live caller check failed"),
+      ...(options.now !== undefined && { now: options.now }),
     });
     // Read at each scrape: the caches' counters, and on Postgres the
     // cross-server tail (held back, pending, listening).
@@ -530,6 +531,8 @@ export async function startServer(
         ...(options.now !== undefined && { now: options.now }),
         onInternalError,
         metricsHistory,
+        // The Live page: the open connections, and a way to close one.
+        live: callers,
         // The Logs page: the last requests, in memory (SVC_STUDIO_LOG_ENTRIES).
         ...(config.studio.logEntries > 0 && {
           requestLog: createRequestLog({

@@ -58,6 +58,8 @@ export function writeStudioApp(dir: string): string {
         ],
       },
     ],
+    // A room kind, for the Live page's room sockets.
+    rooms: [{ name: "lobby", join: "auth.userId != null" }],
     policies: [
       {
         name: "own notes",

@@ -294,6 +294,9 @@ describe.each(testDatabases())("the admin studio on $name", (database) => {
       "/studio/api-keys",
       "/studio/audit",
       "/studio/jobs",
+      "/studio/logs",
+      "/studio/metrics",
+      "/studio/live",
     ])("GET %s without a session answers 401 with the sign-in form", async (path) => {
       const page = await studio.get(path);
       expect(page.status).toBe(401);
@@ -354,6 +357,7 @@ describe.each(testDatabases())("the admin studio on $name", (database) => {
         "/studio/functions",
         `/studio/jobs/${"0".repeat(32)}/retry`,
         `/studio/jobs/${"0".repeat(32)}/cancel`,
+        `/studio/live/${"0".repeat(24)}/close`,
         "/studio/sign-out",
       ]) {
         const page = await studio.post(path, { title: "x", name: "echo" }, { csrf: null });

@@ -74,6 +74,7 @@ const NAV: readonly (readonly [
       ["Jobs", ["jobs"]],
       ["Logs", ["logs"]],
       ["Metrics", ["metrics"]],
+      ["Live", ["live"]],
     ],
   ],
 ];
@@ -89,7 +90,8 @@ export type StudioSection =
   | "Audit"
   | "Jobs"
   | "Logs"
-  | "Metrics";
+  | "Metrics"
+  | "Live";
 
 /**
  * The whole document: title, the navigation (the page's own `section`

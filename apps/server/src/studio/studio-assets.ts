@@ -66,13 +66,14 @@ form.inline { display: inline; }
 form.filter { display: flex; gap: .6rem; align-items: end; flex-wrap: wrap; margin: .5rem 0 .75rem; }
 form.filter label { display: flex; flex-direction: column; gap: .1rem; font-size: 12px; color: var(--muted); }
 pre { background: var(--panel); border: 1px solid var(--line); border-radius: var(--radius); padding: .75rem; overflow: auto; white-space: pre-wrap; }
-.table-wrap { overflow: auto; max-height: calc(100vh - 13rem); min-height: 6rem; background: var(--panel); border: 1px solid var(--line); border-radius: var(--radius); margin: .25rem 0 .5rem; }
+.table-wrap { overflow: auto; max-height: calc(100vh - 13rem); background: var(--panel); border: 1px solid var(--line); border-radius: var(--radius); margin: .25rem 0 .5rem; }
 table { border-collapse: collapse; width: 100%; }
 .table-wrap table { margin: 0; }
 th, td { padding: .35rem .65rem; text-align: left; vertical-align: top; border-bottom: 1px solid var(--line); }
 th { background: var(--head); font-weight: 600; white-space: nowrap; word-break: keep-all; overflow-wrap: normal; font-size: 12.5px; }
 thead th { position: sticky; top: 0; z-index: 1; box-shadow: inset 0 -1px 0 var(--line); border-bottom: 0; }
-td { max-width: 32rem; overflow-wrap: anywhere; }
+td { max-width: 32rem; overflow-wrap: break-word; }
+td.wide { min-width: 14rem; max-width: 24rem; }
 tbody tr:hover td { background: color-mix(in srgb, var(--accent-soft) 45%, transparent); }
 tbody tr:last-child td { border-bottom: 0; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }

@@ -2,6 +2,7 @@ import type { Auth } from "@svc/auth-core";
 import type { FunctionRunner } from "@svc/functions";
 import type { JobQueue } from "@svc/jobs";
 import type { Store } from "@svc/store";
+import type { LiveCallers } from "@svc/sync";
 import type { Request, RequestHandler } from "express";
 import { toErrorResponse } from "../errors.js";
 import type { ShownError } from "./entity-views.js";
@@ -25,6 +26,8 @@ export interface StudioOptions {
    * it the page says the request log is off.
    */
   readonly requestLog?: RequestLog | undefined;
+  /** The Live page: the server's registry of open live connections (listed, and closed on request). */
+  readonly live?: Pick<LiveCallers, "list" | "disconnect"> | undefined;
   /** The Metrics page's samples of the server's registry (`createMetricsHistory`). */
   readonly metricsHistory?: MetricsHistory | undefined;
   /** Dev mode: the sign-in page says where the generated admin token is kept. */

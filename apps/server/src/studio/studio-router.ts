@@ -6,6 +6,7 @@ import { registerEntityPages } from "./entity-pages.js";
 import { registerFunctionPages } from "./function-pages.js";
 import { registerJobPages } from "./job-pages.js";
 import { errorBox, renderPage, STUDIO_PATH } from "./layout.js";
+import { registerLivePages } from "./live-pages.js";
 import { registerLogPages } from "./log-pages.js";
 import { registerMetricsPages } from "./metrics-pages.js";
 import { registerPolicyPages } from "./policy-pages.js";
@@ -65,6 +66,7 @@ export function createStudioRouter(options: StudioOptions): Router {
   registerJobPages(router, options, signedIn);
   registerLogPages(router, options, signedIn);
   registerMetricsPages(router, options, signedIn);
+  registerLivePages(router, options, signedIn);
   router.use(STUDIO_PATH, (_req, _res, next) => {
     next(new StudioError("NOT_FOUND"));
   });
