@@ -113,6 +113,7 @@ export function renderPage(input: {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="same-origin">
 <title>${title} · svc studio</title>
+<link rel="icon" href="${STUDIO_PATH}/assets/icon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="${STUDIO_PATH}/assets/studio.css">
 <script src="${STUDIO_PATH}/assets/studio.js" defer></script>
 </head>

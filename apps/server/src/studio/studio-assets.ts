@@ -209,3 +209,6 @@ document.addEventListener("dblclick", (event) => {
   box.focus();
 });
 `;
+
+/** The studio's tab icon: a rounded square with an "s" (so browsers ask for no /favicon.ico). */
+export const STUDIO_ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#1f6feb"/><path d="M21 11.5c-1-1.6-2.8-2.5-5-2.5-3 0-5 1.6-5 3.9 0 5 9.6 3 9.6 7.3 0 1.6-1.7 2.8-4.4 2.8-2.3 0-4.1-1-5.2-2.7" fill="none" stroke="#fff" stroke-width="2.6" stroke-linecap="round"/></svg>`;

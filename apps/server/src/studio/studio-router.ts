@@ -11,7 +11,7 @@ import { registerLogPages } from "./log-pages.js";
 import { registerMetricsPages } from "./metrics-pages.js";
 import { registerPolicyPages } from "./policy-pages.js";
 import { registerSignInPages, renderSignIn } from "./sign-in-pages.js";
-import { STUDIO_CSS, STUDIO_JS } from "./studio-assets.js";
+import { STUDIO_CSS, STUDIO_ICON, STUDIO_JS } from "./studio-assets.js";
 import { StudioError } from "./studio-errors.js";
 import {
   formBody,
@@ -57,6 +57,9 @@ export function createStudioRouter(options: StudioOptions): Router {
   });
   router.get(`${STUDIO_PATH}/assets/studio.js`, (_req, res) => {
     res.type("js").send(STUDIO_JS);
+  });
+  router.get(`${STUDIO_PATH}/assets/icon.svg`, (_req, res) => {
+    res.type("svg").send(STUDIO_ICON);
   });
   registerSignInPages(router, { ...options, sessions }, { form, signedIn });
   registerEntityPages(router, options, signedIn);
