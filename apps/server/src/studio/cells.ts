@@ -8,7 +8,7 @@ const INLINE_JSON_CHARS = 48;
 const INLINE_TEXT_CHARS = 160;
 
 /** The first characters of a long id, then an ellipsis; short ids as they are. */
-export function shortId(id: string): string {
+function shortId(id: string): string {
   return id.length > SHORT_ID_LENGTH + 4 ? `${id.slice(0, SHORT_ID_LENGTH)}…` : id;
 }
 
@@ -48,7 +48,7 @@ export function jsonCell(value: unknown): SafeHTML {
 }
 
 /** Text: short text as it is, long text folded. */
-export function textCell(text: string): SafeHTML {
+function textCell(text: string): SafeHTML {
   if (text.length <= INLINE_TEXT_CHARS) return html`${text}`;
   return html`<details class="fold"><summary>${text.slice(0, 60)}…</summary><pre>${text}</pre></details>`;
 }
@@ -59,11 +59,6 @@ export function cellValue(value: unknown): SafeHTML {
   if (typeof value === "object") return jsonCell(value);
   if (typeof value === "string") return textCell(value);
   return html`${String(value)}`;
-}
-
-/** A unix-ms time as ISO 8601, or a dash. */
-export function timeText(ms: number | null): string {
-  return ms === null ? "-" : new Date(ms).toISOString();
 }
 
 /** A unix-ms time as a compact UTC `<time>` (`2025-01-31 09:30:05Z`, the ISO form in its title). */

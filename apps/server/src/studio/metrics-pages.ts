@@ -97,7 +97,7 @@ function figureText(value: number | null, unit: string): string {
 }
 
 /** The cards of the Metrics page, each a chart of one thing `/metrics` counts. */
-export function renderMetricsCards(samples: readonly MetricsSample[]): SafeHTML {
+function renderMetricsCards(samples: readonly MetricsSample[]): SafeHTML {
   const steps = stepsOf(samples);
   const times = steps.map((step) => step.after.at);
   const latest = samples.at(-1);
