@@ -30,6 +30,16 @@ export {
 } from "./idempotency.js";
 export { COMMIT_WITH_THIS, type RecordOptions } from "./last-statement.js";
 export { createMembershipLookup, type MembershipLookup } from "./memberships.js";
+export {
+  type BearerRequestInfo,
+  type ComposedModules,
+  composeModules,
+  type ModuleBearerResolver,
+  type ModuleHandler,
+  type ModuleLog,
+  type SvcModule,
+  type SvcRuntime,
+} from "./module.js";
 export type {
   PackageMigration,
   PackageMigrationContext,

@@ -1,0 +1,182 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { AuthContext } from "@svc/schema";
+import type { Kysely } from "kysely";
+import type { EntityTables, StoreDialect } from "./database.js";
+import type { PackageMigrations } from "./package-migrations.js";
+import type { Store } from "./types.js";
+
+/**
+ * An HTTP handler in the connect/express shape. An express `Router` is one,
+ * so a module's routes mount with `app.use(...)` in any express app, and the
+ * contract itself needs no express types.
+ */
+export type ModuleHandler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  next: (error?: unknown) => void,
+) => void;
+
+/** What a bearer resolver is told about the request beside the token. */
+export interface BearerRequestInfo {
+  readonly ip: string | undefined;
+  readonly userAgent: string | undefined;
+  readonly cookie: string | undefined;
+}
+
+/**
+ * Turns a bearer token into a caller, or null when the token is not of its
+ * kind (the next resolver is tried). Throws a wire error for a token of its
+ * kind that is bad (expired, revoked).
+ */
+export type ModuleBearerResolver = (
+  token: string,
+  info: BearerRequestInfo,
+) => AuthContext | null | Promise<AuthContext | null>;
+
+/** The log a module writes to: pino's call shape, so a pino logger is one. */
+export interface ModuleLog {
+  error(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+  info(fields: object, message: string): void;
+  debug(fields: object, message: string): void;
+}
+
+/**
+ * What every module is built from: one database, one store over it, one
+ * clock, one secret and one log. The server builds it once; a third party
+ * composing their own express app builds it the same way (see the README).
+ */
+export interface SvcRuntime {
+  /** The read-write connection (pool on Postgres). */
+  readonly db: Kysely<EntityTables>;
+  readonly dialect: StoreDialect;
+  readonly store: Store;
+  /** Milliseconds since the epoch; tests inject their own. */
+  readonly now: () => number;
+  /** The deployment's secret: modules derive their own keys from it (HKDF), never use it as is. */
+  readonly secret: string;
+  readonly log: ModuleLog;
+  /** Dev mode: relaxed origins, the dev inbox, the reset route. */
+  readonly devMode: boolean;
+}
+
+/**
+ * What a package hands to the composer. Every part is optional: a module
+ * contributes what it has. The composer migrates every module's tables in
+ * one transaction, mounts the routes in list order, tries the bearer
+ * resolvers in list order, and calls `start`, `reset` and `close` (the last
+ * in reverse order, so a module closes before what it was built on).
+ */
+export interface SvcModule {
+  /** The package, e.g. `@svc/auth-core`; names the module in errors and logs. */
+  readonly name: string;
+  /** Its own tables. */
+  readonly migrations?: readonly PackageMigrations[];
+  /** Its HTTP routes, each a router with full paths. */
+  readonly routes?: readonly ModuleHandler[];
+  /** Its kinds of bearer token, in the order they are tried. */
+  readonly resolvers?: readonly ModuleBearerResolver[];
+  /**
+   * Adds to a caller what this module knows of them (billing adds the
+   * entitlements); applied to every resolved caller, in module order.
+   */
+  readonly decorateCaller?: (caller: AuthContext) => Promise<AuthContext>;
+  /** Background work (timers, workers, listeners), started after migration. */
+  start?(): void | Promise<void>;
+  /** Whether the module can serve; a failure takes the server out of readiness. */
+  ready?(): Promise<void>;
+  /** Empties its tables and caches (the dev reset of an in-memory database). */
+  reset?(): Promise<void>;
+  /** Stops its background work and flushes what it buffers. */
+  close?(): Promise<void>;
+}
+
+/** The modules of one server, folded into what the composer needs. */
+export interface ComposedModules {
+  readonly modules: readonly SvcModule[];
+  readonly migrations: readonly PackageMigrations[];
+  readonly routes: readonly ModuleHandler[];
+  /** Every module's bearer resolvers, with every `decorateCaller` applied to what they return. */
+  readonly resolvers: readonly ModuleBearerResolver[];
+  /** Applies every module's `decorateCaller` in order (for the session cookie, which has no bearer). */
+  decorate(caller: AuthContext | null): Promise<AuthContext | null>;
+  start(): Promise<void>;
+  ready(): Promise<void>;
+  reset(): Promise<void>;
+  /** Closes every module, last first; every close runs even when one fails (the first failure is rethrown). */
+  close(): Promise<void>;
+}
+
+/**
+ * A resolver whose callers pass through the decorators. A token that is not
+ * the resolver's kind stays a synchronous null, and a caller without a user
+ * (the admin token) is returned as is: the hot path waits on no promise.
+ */
+function decorated(
+  resolve: ModuleBearerResolver,
+  decorate: (caller: AuthContext | null) => Promise<AuthContext | null>,
+): ModuleBearerResolver {
+  return (token, info) => {
+    const resolved = resolve(token, info);
+    if (resolved === null) return null;
+    if (!(resolved instanceof Promise))
+      return resolved.userId === null ? resolved : decorate(resolved);
+    return resolved.then(decorate);
+  };
+}
+
+/**
+ * Folds a list of modules into one. Names must be unique: two modules of
+ * one package would register every route and migration twice.
+ */
+export function composeModules(modules: readonly SvcModule[]): ComposedModules {
+  const seen = new Set<string>();
+  for (const module of modules) {
+    if (seen.has(module.name)) {
+      throw new TypeError(`The module ${module.name} is listed twice.`);
+    }
+    seen.add(module.name);
+  }
+  const decorators = modules.flatMap((module) =>
+    module.decorateCaller === undefined ? [] : [module.decorateCaller],
+  );
+  const decorate = async (caller: AuthContext | null): Promise<AuthContext | null> => {
+    let current = caller;
+    for (const decorator of decorators) {
+      if (current === null) return null;
+      current = await decorator(current);
+    }
+    return current;
+  };
+  const resolvers = modules.flatMap((module) => module.resolvers ?? []);
+  return {
+    modules,
+    migrations: modules.flatMap((module) => module.migrations ?? []),
+    routes: modules.flatMap((module) => module.routes ?? []),
+    resolvers:
+      decorators.length === 0
+        ? resolvers
+        : resolvers.map((resolve) => decorated(resolve, decorate)),
+    decorate,
+    async start() {
+      for (const module of modules) await module.start?.();
+    },
+    async ready() {
+      await Promise.all(modules.map((module) => module.ready?.()));
+    },
+    async reset() {
+      for (const module of modules) await module.reset?.();
+    },
+    async close() {
+      let failure: { error: unknown } | undefined;
+      for (const module of [...modules].reverse()) {
+        try {
+          await module.close?.();
+        } catch (error) {
+          failure ??= { error };
+        }
+      }
+      if (failure !== undefined) throw failure.error;
+    },
+  };
+}
