@@ -1,3 +1,4 @@
+export { type AuthModule, type AuthModuleOptions, authModule } from "./express/auth-module.js";
 export {
   type CookieSettings,
   clearedSessionCookie,

@@ -1,4 +1,10 @@
 export {
+  type BillingModule,
+  type BillingModuleOptions,
+  billingModule,
+  type CallerChangeChannel,
+} from "./express/billing-module.js";
+export {
   BILLING_WEBHOOK_PATH,
   type BillingRouterOptions,
   createBillingRouter,

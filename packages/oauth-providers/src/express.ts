@@ -1,3 +1,4 @@
+export { type OAuthModule, type OAuthModuleOptions, oauthModule } from "./express/oauth-module.js";
 export {
   createOAuthRouter,
   isOAuthCallback,

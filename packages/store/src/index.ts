@@ -32,6 +32,7 @@ export { COMMIT_WITH_THIS, type RecordOptions } from "./last-statement.js";
 export { createMembershipLookup, type MembershipLookup } from "./memberships.js";
 export {
   type BearerRequestInfo,
+  type CloseOptions,
   type ComposedModules,
   composeModules,
   type ModuleBearerResolver,

@@ -8,13 +8,13 @@ import type { Store } from "./types.js";
 /**
  * An HTTP handler in the connect/express shape. An express `Router` is one,
  * so a module's routes mount with `app.use(...)` in any express app, and the
- * contract itself needs no express types.
+ * contract itself needs no express types. (Declared as a method so that a
+ * handler of express's richer request type is accepted: method parameters
+ * are compared both ways.)
  */
-export type ModuleHandler = (
-  req: IncomingMessage,
-  res: ServerResponse,
-  next: (error?: unknown) => void,
-) => void;
+export type ModuleHandler = {
+  handle(req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void): void;
+}["handle"];
 
 /** What a bearer resolver is told about the request beside the token. */
 export interface BearerRequestInfo {
@@ -87,8 +87,17 @@ export interface SvcModule {
   ready?(): Promise<void>;
   /** Empties its tables and caches (the dev reset of an in-memory database). */
   reset?(): Promise<void>;
-  /** Stops its background work and flushes what it buffers. */
-  close?(): Promise<void>;
+  /**
+   * Stops its background work and flushes what it buffers, letting work in
+   * progress finish for up to `drainMs` (a job worker's running jobs).
+   */
+  close?(options: CloseOptions): Promise<void>;
+}
+
+/** What `close` is told. */
+export interface CloseOptions {
+  /** How long work in progress may still take, in milliseconds. */
+  readonly drainMs: number;
 }
 
 /** The modules of one server, folded into what the composer needs. */
@@ -104,7 +113,7 @@ export interface ComposedModules {
   ready(): Promise<void>;
   reset(): Promise<void>;
   /** Closes every module, last first; every close runs even when one fails (the first failure is rethrown). */
-  close(): Promise<void>;
+  close(options?: CloseOptions): Promise<void>;
 }
 
 /**
@@ -167,11 +176,11 @@ export function composeModules(modules: readonly SvcModule[]): ComposedModules {
     async reset() {
       for (const module of modules) await module.reset?.();
     },
-    async close() {
+    async close(options = { drainMs: 0 }) {
       let failure: { error: unknown } | undefined;
       for (const module of [...modules].reverse()) {
         try {
-          await module.close?.();
+          await module.close?.(options);
         } catch (error) {
           failure ??= { error };
         }
