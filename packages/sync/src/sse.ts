@@ -2,6 +2,13 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { toErrorResponse } from "@svc/schema";
 import type { Sync } from "./create-sync.js";
 import { SyncError } from "./errors.js";
+import {
+  boundedWrite,
+  createFanout,
+  type FanoutPeer,
+  followChanges,
+  type SubscribedPeer,
+} from "./fanout/peers.js";
 import type { Authenticate } from "./live-callers.js";
 import { createLiveCallers, type LiveCallers } from "./live-callers.js";
 import { openSession, type Session } from "./session.js";
@@ -45,9 +52,20 @@ export interface EventStreams {
   close(): Promise<void>;
 }
 
-interface Stream {
-  readonly res: ServerResponse;
+/** One open stream and its session, a peer of the fan-out. */
+interface Stream extends FanoutPeer, SubscribedPeer {
   readonly session: Session;
+}
+
+/** A stream as a fan-out peer: comment heartbeats, and the end of the stream on shutdown. */
+function streamPeer(res: ServerResponse, session: Session): Stream {
+  return {
+    session,
+    beat: () => res.write(": keepalive\n\n"),
+    isClosed: () => res.closed,
+    onceClosed: (listener) => res.once("close", () => listener()),
+    shutdown: () => res.end(),
+  };
 }
 
 function errorBody(code: "CREDENTIAL_REVOKED"): { code: string; message: string } {
@@ -110,20 +128,12 @@ export function createEventStreams(options: EventStreamOptions): EventStreams {
   const { sync, trustedOrigins } = options;
   const onError = options.onError ?? reportError;
   const maxQueue = options.maxQueue ?? DEFAULT_EVENTS_MAX_QUEUE;
-  const streams = new Set<Stream>();
+  const streams = createFanout<Stream>({
+    keepaliveMs: options.keepaliveMs ?? DEFAULT_EVENTS_KEEPALIVE_MS,
+  });
   const callers = options.callers ?? createLiveCallers({ authenticate: options.authenticate });
   let closed = false;
-
-  const stopChanges = sync.subscribe((changes, resolveExists) => {
-    for (const stream of streams) stream.session.deliver(changes, resolveExists);
-  });
-  const stopResets = sync.log.onReset(() => {
-    for (const stream of streams) stream.session.reset();
-  });
-  const keepalive = setInterval(() => {
-    for (const stream of streams) stream.res.write(": keepalive\n\n");
-  }, options.keepaliveMs ?? DEFAULT_EVENTS_KEEPALIVE_MS);
-  keepalive.unref();
+  const stopChanges = followChanges(sync, streams);
 
   const corsHeaders = (req: IncomingMessage): Record<string, string> => {
     const origin = req.headers.origin;
@@ -212,10 +222,13 @@ export function createEventStreams(options: EventStreamOptions): EventStreams {
       session.close();
       res.end();
     };
-    const write = (event: string): void => {
-      if (res.writableLength > maxQueue) end();
-      else res.write(event);
-    };
+    // A stream's unsent bytes are counted before the event (as they always were).
+    const write = boundedWrite<string>({
+      maxQueue,
+      queued: () => res.writableLength,
+      write: (event) => res.write(event),
+      overflow: end,
+    });
     const session = openSession(
       auth,
       sync,
@@ -232,7 +245,7 @@ export function createEventStreams(options: EventStreamOptions): EventStreams {
       },
       onError,
     );
-    stream = { res, session };
+    stream = streamPeer(res, session);
     streams.add(stream);
     res.on("close", end);
     session.handle(frame);
@@ -261,21 +274,13 @@ export function createEventStreams(options: EventStreamOptions): EventStreams {
     async close() {
       if (!closed) {
         closed = true;
-        clearInterval(keepalive);
+        streams.stop();
         stopChanges();
-        stopResets();
         // A registry of its own stops with it; a shared one is its owner's to close.
         if (options.callers === undefined) callers.close();
       }
-      const open = [...streams].map(
-        (stream) =>
-          new Promise<void>((resolveClose) => {
-            if (stream.res.closed) return resolveClose();
-            stream.res.once("close", () => resolveClose());
-            stream.res.end();
-          }),
-      );
-      await Promise.all(open);
+      // Streams have nothing to terminate: each ends at once.
+      await streams.drain();
     },
   };
 }

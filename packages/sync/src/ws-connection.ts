@@ -2,19 +2,16 @@ import type { Duplex } from "node:stream";
 import type { AuthContext } from "@svc/schema";
 import type { WebSocket } from "ws";
 import type { Sync } from "./create-sync.js";
+import type { FanoutPeer, SubscribedPeer } from "./fanout/peers.js";
+import { boundedSocketSend, onJsonFrames, socketPeer } from "./fanout/socket-peer.js";
 import { openSession, type Session } from "./session.js";
 import { clientFrameSchema, type ServerFrame, WS_CLOSE_CODES } from "./ws-frames.js";
 
-const AS_TEXT = { binary: false } as const;
-
-/** One authenticated socket and its session. */
-export interface Connection {
-  readonly socket: WebSocket;
-  /** The TCP socket under it (corked while a batch is delivered). */
-  readonly raw: Duplex;
+/** One authenticated socket and its session, a peer of the hub's fan-out. */
+export interface Connection extends FanoutPeer, SubscribedPeer {
   readonly session: Session;
-  /** Set by the keepalive ping, cleared by the pong. */
-  alive: boolean;
+  /** The TCP socket under it (corked while a batch is delivered). */
+  readonly corked: Duplex;
   /** Drops the session and closes the socket with `code` (once). */
   end(code: number, reason: string): void;
 }
@@ -44,17 +41,9 @@ export function openConnection(
     socket.close(code, reason);
   };
 
-  const send = (data: string | Buffer): void => {
-    const size = typeof data === "string" ? Buffer.byteLength(data) : data.length;
-    if (socket.bufferedAmount + size > maxQueue) {
-      close(
-        WS_CLOSE_CODES.TRY_AGAIN_LATER,
-        "too far behind; reconnect and resume from your cursor",
-      );
-      return;
-    }
-    socket.send(data, AS_TEXT);
-  };
+  const send = boundedSocketSend(socket, maxQueue, () =>
+    close(WS_CLOSE_CODES.TRY_AGAIN_LATER, "too far behind; reconnect and resume from your cursor"),
+  );
 
   const session = openSession(
     auth,
@@ -69,35 +58,23 @@ export function openConnection(
     onError,
   );
 
-  socket.on("message", (data, isBinary) => {
-    if (closing) return;
-    if (isBinary) {
-      close(WS_CLOSE_CODES.UNSUPPORTED_DATA, "frames must be JSON text");
-      return;
-    }
-    let value: unknown;
-    try {
-      value = JSON.parse(String(data));
-    } catch {
-      close(WS_CLOSE_CODES.INVALID_PAYLOAD, "frames must be JSON text");
-      return;
-    }
-    const parsed = clientFrameSchema.safeParse(value);
-    if (!parsed.success) {
-      const id = (value as { id?: unknown } | null)?.id;
-      session.invalidFrame(typeof id === "string" ? id : undefined);
-      return;
-    }
-    session.handle(parsed.data);
+  onJsonFrames(socket, {
+    closing: () => closing,
+    close,
+    onFrame(value) {
+      const parsed = clientFrameSchema.safeParse(value);
+      if (!parsed.success) {
+        const id = (value as { id?: unknown } | null)?.id;
+        session.invalidFrame(typeof id === "string" ? id : undefined);
+        return;
+      }
+      session.handle(parsed.data);
+    },
   });
 
-  const connection: Connection = { socket, raw, session, alive: true, end: close };
-  socket.on("pong", () => {
-    connection.alive = true;
-  });
   socket.on("close", () => {
     closing = true;
     session.close();
   });
-  return connection;
+  return { ...socketPeer(socket), corked: raw, session, end: close };
 }

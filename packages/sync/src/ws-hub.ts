@@ -1,8 +1,10 @@
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import type { AuthContext } from "@svc/schema";
-import { type WebSocket, WebSocketServer } from "ws";
+import type { WebSocket } from "ws";
 import type { Sync } from "./create-sync.js";
+import { createFanout, followChanges } from "./fanout/peers.js";
+import { createUpgradeServer } from "./fanout/socket-peer.js";
 import { type Authenticate, createLiveCallers, type LiveCallers } from "./live-callers.js";
 import { originTrusted, pathOf, refuse, resolveCaller } from "./upgrade.js";
 import { type Connection, openConnection } from "./ws-connection.js";
@@ -113,19 +115,12 @@ export function attachWebSocket(server: Server, options: WebSocketOptions): WebS
   const { sync, trustedOrigins } = options;
   const onError = options.onError ?? reportError;
   const context = { sync, maxQueue: options.maxQueue ?? DEFAULT_WS_MAX_QUEUE, onError };
-  const connections = new Set<Connection>();
+  const connections = createFanout<Connection>({
+    keepaliveMs: options.keepaliveMs ?? DEFAULT_WS_KEEPALIVE_MS,
+  });
   const callers = options.callers ?? createLiveCallers({ authenticate: options.authenticate });
   let closed = false;
-  const wss = new WebSocketServer({
-    noServer: true,
-    clientTracking: false,
-    maxPayload: MAX_CLIENT_FRAME_BYTES,
-    perMessageDeflate: false,
-    handleProtocols: (protocols) => {
-      if (protocols.has(WS_PROTOCOL)) return WS_PROTOCOL;
-      return [...protocols].find((protocol) => protocol.startsWith("bearer.")) ?? false;
-    },
-  });
+  const wss = createUpgradeServer(WS_PROTOCOL, MAX_CLIENT_FRAME_BYTES);
 
   // Long-lived listeners are made here, at the hub's level, never inside
   // the upgrade handler: a closure there would keep the upgrade request
@@ -207,28 +202,7 @@ export function attachWebSocket(server: Server, options: WebSocketOptions): WebS
   };
   server.on("upgrade", onUpgrade);
 
-  const stopChanges = sync.subscribe((changes, resolveExists) => {
-    for (const connection of connections) {
-      // The frames one batch makes for one socket leave in one write.
-      connection.raw.cork();
-      connection.session.deliver(changes, resolveExists);
-      connection.raw.uncork();
-    }
-  });
-  const stopResets = sync.log.onReset(() => {
-    for (const connection of connections) connection.session.reset();
-  });
-  const keepalive = setInterval(() => {
-    for (const connection of connections) {
-      if (!connection.alive) {
-        connection.socket.terminate();
-        continue;
-      }
-      connection.alive = false;
-      connection.socket.ping();
-    }
-  }, options.keepaliveMs ?? DEFAULT_WS_KEEPALIVE_MS);
-  keepalive.unref();
+  const stopChanges = followChanges(sync, connections);
 
   return {
     get connections() {
@@ -238,26 +212,12 @@ export function attachWebSocket(server: Server, options: WebSocketOptions): WebS
       if (!closed) {
         closed = true;
         server.off("upgrade", onUpgrade);
-        clearInterval(keepalive);
+        connections.stop();
         stopChanges();
-        stopResets();
         // A registry of its own stops with it; a shared one is its owner's to close.
         if (options.callers === undefined) callers.close();
       }
-      const open = [...connections].map(
-        (connection) =>
-          new Promise<void>((resolveClose) => {
-            const { socket } = connection;
-            if (socket.readyState === socket.CLOSED) return resolveClose();
-            socket.once("close", () => resolveClose());
-            socket.close(WS_CLOSE_CODES.GOING_AWAY, "server shutting down");
-          }),
-      );
-      const timer = setTimeout(() => {
-        for (const connection of connections) connection.socket.terminate();
-      }, closeOptions.timeoutMs ?? 1000);
-      await Promise.all(open);
-      clearTimeout(timer);
+      await connections.drain(closeOptions.timeoutMs);
       wss.close();
     },
   };

@@ -2,7 +2,8 @@ import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { type CompiledPolicies, checkJoin, type ExistsResolver } from "@svc/policy-engine";
 import type { AuthContext, RoomDef, RoomLogic } from "@svc/schema";
-import { WebSocketServer } from "ws";
+import { createFanout } from "../fanout/peers.js";
+import { createUpgradeServer } from "../fanout/socket-peer.js";
 import { type Authenticate, createLiveCallers, type LiveCallers } from "../live-callers.js";
 import { originTrusted, pathOf, refuse, resolveCaller } from "../upgrade.js";
 import { OPERATOR_CLOSE, WS_CLOSE_CODES } from "../ws-frames.js";
@@ -168,19 +169,12 @@ export function attachShards(server: Server, options: ShardOptions): ShardHub {
   const kinds = new Map<string, RoomDef>(
     (policies.manifest.rooms ?? []).map((room) => [room.name, room]),
   );
-  const sockets = new Set<MemberSocket>();
+  const sockets = createFanout<MemberSocket>({
+    keepaliveMs: options.keepaliveMs ?? DEFAULT_SHARD_KEEPALIVE_MS,
+  });
   const callers = options.callers ?? createLiveCallers({ authenticate: options.authenticate });
   let closed = false;
-  const wss = new WebSocketServer({
-    noServer: true,
-    clientTracking: false,
-    maxPayload: MAX_SHARD_FRAME_BYTES,
-    perMessageDeflate: false,
-    handleProtocols: (protocols) => {
-      if (protocols.has(SHARD_PROTOCOL)) return SHARD_PROTOCOL;
-      return [...protocols].find((protocol) => protocol.startsWith("bearer.")) ?? false;
-    },
-  });
+  const wss = createUpgradeServer(SHARD_PROTOCOL, MAX_SHARD_FRAME_BYTES);
 
   const make: InstanceFactory = (kind, key, onEmpty) => {
     const logic = options.logic?.get(kind.name);
@@ -306,18 +300,6 @@ export function attachShards(server: Server, options: ShardOptions): ShardHub {
   };
   attach(server, options.shared === true);
 
-  const keepalive = setInterval(() => {
-    for (const member of sockets) {
-      if (!member.alive) {
-        member.socket.terminate();
-        continue;
-      }
-      member.alive = false;
-      member.socket.ping();
-    }
-  }, options.keepaliveMs ?? DEFAULT_SHARD_KEEPALIVE_MS);
-  keepalive.unref();
-
   return {
     get connections() {
       return sockets.size;
@@ -335,24 +317,11 @@ export function attachShards(server: Server, options: ShardOptions): ShardHub {
       if (!closed) {
         closed = true;
         for (const { server: target, listener } of attached) target.off("upgrade", listener);
-        clearInterval(keepalive);
+        sockets.stop();
         // A registry of its own stops with it; a shared one is its owner's to close.
         if (options.callers === undefined) callers.close();
       }
-      const open = [...sockets].map(
-        (member) =>
-          new Promise<void>((resolveClose) => {
-            const { socket } = member;
-            if (socket.readyState === socket.CLOSED) return resolveClose();
-            socket.once("close", () => resolveClose());
-            socket.close(WS_CLOSE_CODES.GOING_AWAY, "server shutting down");
-          }),
-      );
-      const timer = setTimeout(() => {
-        for (const member of sockets) member.socket.terminate();
-      }, closeOptions.timeoutMs ?? 1000);
-      await Promise.all(open);
-      clearTimeout(timer);
+      await sockets.drain(closeOptions.timeoutMs);
       wss.close();
       // With a cluster: rooms run here that have members elsewhere move.
       await rooms.close();

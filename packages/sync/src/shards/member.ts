@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { type AuthContext, exceedsDepth, isWireError } from "@svc/schema";
 import type { WebSocket } from "ws";
+import type { FanoutPeer } from "../fanout/peers.js";
+import { boundedSocketSend, onJsonFrames, socketPeer } from "../fanout/socket-peer.js";
 import { WS_CLOSE_CODES } from "../ws-frames.js";
 import {
   MAX_SHARD_DATA_BYTES,
@@ -25,12 +27,8 @@ export interface MemberContext {
   readonly onError: (error: unknown) => void;
 }
 
-/** One socket in one room instance. */
-export interface MemberSocket {
-  readonly socket: WebSocket;
-  /** Set by the keepalive ping, cleared by the pong. */
-  alive: boolean;
-}
+/** One socket in one room instance, a peer of the hub's fan-out. */
+export type MemberSocket = FanoutPeer;
 
 /**
  * The `error` frame a member gets for a failure of room logic: a
@@ -107,14 +105,12 @@ export function openMember(
     socket.close(code, reason);
   };
 
+  const sendText = boundedSocketSend(socket, context.maxQueue, () =>
+    close(WS_CLOSE_CODES.TRY_AGAIN_LATER, "too far behind; reconnect"),
+  );
   const send = (frame: ShardServerFrame): void => {
     if (closing || socket.readyState !== socket.OPEN) return;
-    const text = JSON.stringify(frame);
-    if (socket.bufferedAmount + Buffer.byteLength(text) > context.maxQueue) {
-      close(WS_CLOSE_CODES.TRY_AGAIN_LATER, "too far behind; reconnect");
-      return;
-    }
-    socket.send(text);
+    sendText(JSON.stringify(frame));
   };
 
   const sendShardError = (code: ShardErrorCode): void => send(shardErrorFrame(code));
@@ -139,33 +135,22 @@ export function openMember(
     }, reportLogicError);
   };
 
-  socket.on("message", (data, isBinary) => {
-    if (closing) return;
-    if (isBinary) {
-      close(WS_CLOSE_CODES.UNSUPPORTED_DATA, "frames must be JSON text");
-      return;
-    }
-    let value: unknown;
-    try {
-      value = JSON.parse(String(data));
-    } catch {
-      close(WS_CLOSE_CODES.INVALID_PAYLOAD, "frames must be JSON text");
-      return;
-    }
-    const parsed = shardClientFrameSchema.safeParse(value);
-    if (!parsed.success) {
-      sendShardError("INVALID_FRAME");
-      return;
-    }
-    if (joined) handle(parsed.data);
-    else if (early.length < MAX_EARLY_FRAMES) early.push(parsed.data);
-    else close(WS_CLOSE_CODES.TRY_AGAIN_LATER, "too many frames before welcome");
+  onJsonFrames(socket, {
+    closing: () => closing,
+    close,
+    onFrame(value) {
+      const parsed = shardClientFrameSchema.safeParse(value);
+      if (!parsed.success) {
+        sendShardError("INVALID_FRAME");
+        return;
+      }
+      if (joined) handle(parsed.data);
+      else if (early.length < MAX_EARLY_FRAMES) early.push(parsed.data);
+      else close(WS_CLOSE_CODES.TRY_AGAIN_LATER, "too many frames before welcome");
+    },
   });
 
-  const member: MemberSocket = { socket, alive: true };
-  socket.on("pong", () => {
-    member.alive = true;
-  });
+  const member = socketPeer(socket);
   socket.on("close", () => {
     closing = true;
     // Unknown ids are ignored: this also covers a close between the join and `joined`.
