@@ -8,7 +8,22 @@ export {
   createAuthContext,
   isRealSession,
 } from "./auth-context.js";
+export {
+  type CommonErrorCode,
+  commonError,
+  commonErrorCodes,
+  commonErrors,
+} from "./common-errors.js";
 export { ConfigError } from "./config-error.js";
+export {
+  type DefinedError,
+  type DefinedErrorClass,
+  type DefinedErrorOptions,
+  defineErrors,
+  type ErrorDefinition,
+  type ErrorTable,
+  type TableStatus,
+} from "./define-errors.js";
 export {
   type AppDefinition,
   type AppManifest,

@@ -1,3 +1,4 @@
+import { commonErrorCodes } from "./common-errors.js";
 import { isStorageFull, STORAGE_FULL, STORAGE_FULL_RETRY_AFTER_SECS } from "./storage-full.js";
 
 /**
@@ -51,7 +52,7 @@ export interface ErrorResponse {
   readonly internal: boolean;
 }
 
-const GENERIC_500 = { code: "INTERNAL_ERROR", message: "Something went wrong on the server." };
+const GENERIC_500 = { code: "INTERNAL_ERROR", message: commonErrorCodes.INTERNAL_ERROR.message };
 
 const STORAGE_FULL_RESPONSE: ErrorResponse = {
   status: STORAGE_FULL.status,
@@ -99,8 +100,8 @@ export function toErrorResponse(error: unknown): ErrorResponse {
       status: 400,
       body: {
         error: invalidPath
-          ? { code: "INVALID_PATH", message: "The request path is not validly percent-encoded." }
-          : { code: "BAD_REQUEST", message: "The request is malformed." },
+          ? { code: "INVALID_PATH", message: commonErrorCodes.INVALID_PATH.message }
+          : { code: "BAD_REQUEST", message: commonErrorCodes.BAD_REQUEST.message },
       },
       headers: {},
       internal: false,
