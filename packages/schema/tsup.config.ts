@@ -1,7 +1,8 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: ["src/index.ts", "src/http.ts"],
+  // `@svc/schema/live-frames` is its own entry: the client imports it alone, without zod.
+  entry: ["src/index.ts", "src/http.ts", "src/live-frames.ts"],
   format: ["esm"],
   dts: true,
   clean: true,
