@@ -1,9 +1,22 @@
-import type { Row } from "@svc/store";
+import type { ServerFrame as SharedServerFrame } from "@svc/schema/live-frames";
 import { z } from "zod";
 import type { SyncErrorCode } from "./errors.js";
 
-/** The largest text frame a client may send (64 KiB); a larger one closes the socket with 1009. */
-export const MAX_CLIENT_FRAME_BYTES = 64 * 1024;
+// The live wire protocol is defined once, in @svc/schema/live-frames, which
+// the browser client shares (see that module for why it lives there). What
+// stays here is the server's own: the zod schema it validates client frames
+// with, held to the shared types by a test (test/ws-frames.test.ts).
+
+export {
+  type ChangeFrame,
+  type ErrorFrame,
+  MAX_CLIENT_FRAME_BYTES,
+  OPERATOR_CLOSE,
+  type PongFrame,
+  type ResultFrame,
+  type SnapshotFrame,
+  WS_CLOSE_CODES,
+} from "@svc/schema/live-frames";
 
 const subscriptionId = z.string().min(1).max(128);
 
@@ -61,83 +74,5 @@ export type SubscribeFrame = z.infer<typeof subscribeFrame>;
 /** `{type: "subscribe", id, query, args?}`: opens a live query. */
 export type LiveQueryFrame = z.infer<typeof liveQueryFrame>;
 
-/** The first answer to `subscribe`: the rows the caller may read now, and the cursor changes follow. */
-export interface SnapshotFrame {
-  readonly type: "snapshot";
-  readonly id: string;
-  readonly rows: Row[];
-  /** The log's cursor taken before the rows were read (decimal string). */
-  readonly cursor: string;
-}
-
-/**
- * One committed change the subscriber may see, after its snapshot's cursor.
- * `remove`: the row left this subscriber's view (its read policy or the
- * subscription's `where` no longer admits it); no row is sent. An update
- * that moves a row into view is an `update` with the row: apply as upserts.
- */
-export interface ChangeFrame {
-  readonly type: "change";
-  readonly id: string;
-  readonly op: "insert" | "update" | "delete" | "remove";
-  /** The row after the change (insert, update). */
-  readonly row?: Row;
-  readonly rowId: string;
-  /** The change's cursor (decimal string): resume a pull from it. */
-  readonly cursor: string;
-}
-
-/**
- * A live query's value: sent first, then each time a committed change
- * makes it differ. `cursor` is the log's cursor before the run: every
- * change up to it is reflected.
- */
-export interface ResultFrame {
-  readonly type: "result";
-  readonly id: string;
-  readonly value: unknown;
-  readonly cursor: string;
-}
-
-/**
- * A failure: with `id`, of that subscription (which is closed, except for
- * `SUBSCRIPTION_EXISTS` which leaves the open one in place); without, of a
- * frame that named none. `RESYNC_REQUIRED`: the log was reset, reload.
- */
-export interface ErrorFrame {
-  readonly type: "error";
-  readonly id?: string;
-  /** A `SyncErrorCode`, or a live query function's own code (`INVALID_ARGS`, ...). */
-  readonly error: { readonly code: SyncErrorCode | (string & {}); readonly message: string };
-}
-
-/** The answer to `ping`. */
-export interface PongFrame {
-  readonly type: "pong";
-}
-
-/** Every frame the server sends, as JSON text. */
-export type ServerFrame = SnapshotFrame | ChangeFrame | ResultFrame | ErrorFrame | PongFrame;
-
-/**
- * WebSocket close codes the server uses: 1001 server going away, 1003 a
- * binary frame, 1007 text that is not JSON, 1008 no or an invalid caller
- * (also when the connection's credential is revoked or expires while it is
- * open: reason `credential revoked`), 1009 a frame over 64 KiB, 1011 an
- * unexpected failure, 1013 try again later: the consumer fell too far
- * behind (resume from the last cursor), the caller or its address holds
- * as many live connections as it may (reason `TOO_MANY_CONNECTIONS`), or
- * the server's operator closed the connection (reason `OPERATOR_CLOSE`).
- */
-export const WS_CLOSE_CODES = {
-  GOING_AWAY: 1001,
-  UNSUPPORTED_DATA: 1003,
-  INVALID_PAYLOAD: 1007,
-  POLICY_VIOLATION: 1008,
-  MESSAGE_TOO_BIG: 1009,
-  INTERNAL_ERROR: 1011,
-  TRY_AGAIN_LATER: 1013,
-} as const;
-
-/** The close reason (with 1013) of a socket an operator closed through `LiveCallers.disconnect`. */
-export const OPERATOR_CLOSE = "closed by the server's operator";
+/** Every frame the server sends, as JSON text (the shared `ServerFrame`, with sync's codes named). */
+export type ServerFrame = SharedServerFrame<SyncErrorCode | (string & {})>;

@@ -235,7 +235,7 @@ describe.each(testDatabases())("frame bounds on $name", (database) => {
     client.subscribe("big", { entity: "Task", limit: 5 });
     const [, snapshot] = await client.until(2);
     expect(snapshot).toMatchObject({ type: "snapshot", id: "big" });
-    expect((snapshot as { rows: unknown[] }).rows).toHaveLength(5);
+    expect((snapshot as { rows: readonly unknown[] }).rows).toHaveLength(5);
   });
 
   it("sends a snapshot up to the bound and counts it in bytes of the frame", async () => {
