@@ -9,24 +9,21 @@ import type { Billing } from "@svc/billing";
 import { createBillingRouter } from "@svc/billing/express";
 import type { Files } from "@svc/files";
 import { createFilesRouter } from "@svc/files/express";
+import { createFunctionRouter, type FunctionCaller } from "@svc/functions/express";
 import type { JobQueue } from "@svc/jobs";
 import { createJobsRouter } from "@svc/jobs/express";
 import { createOAuthRouter, type OAuthRouterOptions } from "@svc/oauth-providers/express";
-import type { Store } from "@svc/store";
+import { createIdempotency, type Store } from "@svc/store";
+import { createEntityRouter } from "@svc/store/express";
 import type { EventStreams, Sync } from "@svc/sync";
 import { createSyncRouter } from "@svc/sync/express";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { ServerError, toErrorResponse } from "./errors.js";
 import { type AgentRoutesOptions, registerAgentRoutes } from "./http/agent-routes.js";
 import { appPages } from "./http/app-pages.js";
-import { createIdempotency } from "./http/idempotency.js";
-import { jsonBody } from "./http/json-body.js";
 import { createServerMetrics, type ServerMetrics } from "./http/metrics.js";
-import { apiGate } from "./http/request-auth.js";
+import { apiGate, authOf } from "./http/request-auth.js";
 import { normalizeRequestTarget } from "./http/request-target.js";
-import { registerBatchRoutes } from "./http/routes/batch.js";
-import { registerEntityRoutes } from "./http/routes/entities.js";
-import { type FunctionCaller, registerFunctionRoutes } from "./http/routes/functions.js";
 import { registerOperationalRoutes, registerTestResetRoute } from "./http/routes/operational.js";
 import { createStorageHealth, type StorageHealth } from "./http/storage-health.js";
 import { internalErrorLogger } from "./logging/internal-error.js";
@@ -159,19 +156,21 @@ export function createApp(options: AppOptions): App {
       ...(options.files !== undefined && { filesURLPrefix: options.files.urlPrefix }),
     }),
   );
-  // Routes are registered flat, hottest first, with their full paths: each
-  // is one layer for express to match, and the metrics label is the whole
-  // template. Only routes that read a body get the JSON parser.
-  const body = jsonBody(options.bodyLimitBytes);
-  // One record of `Idempotency-Key` writes for the function and entity routes.
-  const idempotency = createIdempotency({
-    store: options.store,
-    now,
-    onError: (error) => logger.error({ err: error }, "pruning idempotency keys failed"),
-  });
-  registerFunctionRoutes(app, options.functions, body, idempotency);
-  registerEntityRoutes(app, options.store, body, idempotency);
-  registerBatchRoutes(app, options.store, body);
+  // The hottest routers first; each registers its routes flat with their
+  // full paths, so the metrics label is the whole template. Only routes
+  // that read a body get the JSON parser.
+  const routeOptions = { caller: authOf, bodyLimitBytes: options.bodyLimitBytes };
+  app.use(createFunctionRouter(options.functions, routeOptions));
+  app.use(
+    createEntityRouter(options.store, {
+      ...routeOptions,
+      // The entity writes' `Idempotency-Key` records (the runner keeps its own).
+      idempotency: createIdempotency(options.store, {
+        now,
+        onError: (error) => logger.error({ err: error }, "pruning idempotency keys failed"),
+      }),
+    }),
+  );
   if (options.auth !== undefined) {
     app.use(createAuthRouter(options.auth.core, { ...options.auth.router, csrfOrigins }));
   }

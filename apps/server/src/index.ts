@@ -1,3 +1,4 @@
+export type { FunctionCaller } from "@svc/functions/express";
 export { type App, type AppOptions, createApp } from "./app.js";
 export {
   ConfigError,
@@ -13,5 +14,4 @@ export {
   serverErrorCodes,
   toErrorResponse,
 } from "./errors.js";
-export type { FunctionCaller } from "./http/routes/functions.js";
 export { type RunningServer, startServer } from "./start-server.js";

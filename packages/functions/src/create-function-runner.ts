@@ -1,5 +1,12 @@
 import { type AuthContext, adminAuth, type RoomLogic } from "@svc/schema";
-import type { FrameworkTransaction, Store } from "@svc/store";
+import {
+  createIdempotency,
+  type FrameworkTransaction,
+  type Idempotency,
+  type IdempotentWrite,
+  idempotentWriteOf,
+  type Store,
+} from "@svc/store";
 import { findDefinitionProblem } from "./check-definition.js";
 import type { ActionContext, BaseContext, MutationContext, QueryContext } from "./context.js";
 import type { FunctionDefinition, FunctionType } from "./define-function.js";
@@ -57,25 +64,28 @@ export interface FunctionRunnerOptions {
    * methods (the server's own). Default the console.
    */
   readonly log?: LogSink;
+  /**
+   * Where calls with an `idempotencyKey` are recorded. Default
+   * `createIdempotency(store, { now, onError })` of @svc/store, its sweep
+   * failures going to `logError`.
+   */
+  readonly idempotency?: Idempotency;
 }
 
-/**
- * Per-call seams of `run`, for the HTTP layer's idempotency records. Each
- * wrapper gets `proceed` (runs the handler, resolves with its JSON-ready
- * result) and resolves with what `run` answers; it may answer without
- * calling `proceed` (a replay). Queries call neither.
- */
+/** Per-call options of `run`. */
 export interface RunOptions {
   /**
-   * Wraps a mutation's handler inside its transaction: what the wrapper
-   * writes through `tx.db` commits or rolls back with the mutation.
+   * The client's `Idempotency-Key`: the call runs once per key (scoped to
+   * the caller, bound to the function and its raw arguments). A mutation
+   * claims the key and records its answer in its own transaction (the
+   * store's `Idempotency.transaction`), an action holds the key while it
+   * runs; a query ignores it. A repeat resolves with the recorded answer,
+   * an `IdempotentReplay` of @svc/store, instead of running again; a
+   * malformed key is 400 `INVALID_IDEMPOTENCY_KEY` (before the lookup), a
+   * key used for another call 409 `IDEMPOTENCY_KEY_REUSED`, one whose action
+   * still runs 409 `IDEMPOTENCY_KEY_IN_PROGRESS`.
    */
-  readonly aroundMutation?: (
-    tx: FrameworkTransaction,
-    proceed: () => Promise<unknown>,
-  ) => Promise<unknown>;
-  /** Wraps an action's handler (an action has no transaction of its own). */
-  readonly aroundAction?: (proceed: () => Promise<unknown>) => Promise<unknown>;
+  readonly idempotencyKey?: string;
 }
 
 /** Runs functions by name for a caller: lookup, access rules, argument validation, context. */
@@ -84,8 +94,9 @@ export interface FunctionRunner {
    * Runs function `name` for `auth` with the client's raw arguments and
    * resolves with a JSON-ready result (`undefined` becomes `null`). Rejects
    * with an error that has `expose: true` and a `status`: a `FunctionsError`,
-   * or a store/schema wire error passed through unchanged. `options` wraps
-   * a mutation or an action (see `RunOptions`).
+   * or a store/schema wire error passed through unchanged. With
+   * `options.idempotencyKey`, a repeated call resolves with an
+   * `IdempotentReplay` (see `RunOptions`).
    */
   run(name: string, rawArgs: unknown, auth: AuthContext, options?: RunOptions): Promise<unknown>;
   /** Whether a function with this name exists. */
@@ -225,6 +236,13 @@ export function createFunctionRunner(options: FunctionRunnerOptions): FunctionRu
   const logError =
     options.logError ??
     ((message: string, error: unknown) => console.error(`svc: ${message}:`, error));
+  // Calls named by a client's Idempotency-Key: recorded by the store.
+  const idempotency =
+    options.idempotency ??
+    createIdempotency(store, {
+      ...(options.now !== undefined && { now: options.now }),
+      onError: (error) => logError("pruning idempotency keys failed", error),
+    });
   // After the commit the writes stand: a failed email is logged, not returned.
   const emailFailed = (name: string) => (error: unknown) =>
     logError(`function ${name}: an email after the commit failed`, error);
@@ -241,8 +259,13 @@ export function createFunctionRunner(options: FunctionRunnerOptions): FunctionRu
     rawArgs: unknown,
     auth: AuthContext,
     expected?: FunctionType,
-    around: RunOptions = {},
+    runOptions: RunOptions = {},
   ): Promise<unknown> {
+    // A malformed key is refused before anything else, whatever the function.
+    const write =
+      runOptions.idempotencyKey === undefined
+        ? undefined
+        : idempotentWriteOf(auth, runOptions.idempotencyKey, `fn:${name}`, rawArgs);
     const entry = entries.get(name);
     if (!entry) {
       // Echo the name only when it could be one, never arbitrary caller input.
@@ -261,7 +284,7 @@ export function createFunctionRunner(options: FunctionRunnerOptions): FunctionRu
       checkAccess(entry.definition, auth);
       const args = entry.validate(rawArgs);
       try {
-        return await execute(entry, args, auth, around);
+        return await execute(entry, args, auth, write);
       } catch (error) {
         throw toClientError(error, name);
       }
@@ -272,7 +295,7 @@ export function createFunctionRunner(options: FunctionRunnerOptions): FunctionRu
     entry: Entry,
     args: Record<string, unknown>,
     auth: AuthContext,
-    around: RunOptions,
+    write: IdempotentWrite | undefined,
   ): Promise<unknown> {
     const { definition, name } = entry;
     const base: BaseContext = {
@@ -292,24 +315,24 @@ export function createFunctionRunner(options: FunctionRunnerOptions): FunctionRu
         let scheduled = false;
         // Emails wait for the commit; a mutation that throws sends nothing.
         const outbox = createEmailOutbox(options.email);
-        const result = await store.frameworkTransaction(auth, async (tx) => {
-          const proceed = async (): Promise<unknown> => {
-            const scheduler = schedulerFor(auth, tx.db, () => {
-              scheduled = true;
-            });
-            const ctx: MutationContext = {
-              ...base,
-              db: tx.entities,
-              scheduler,
-              email: outbox.context,
-            };
-            return toJSONResult(await definition.handler(ctx, args), name);
+        const work = async (tx: FrameworkTransaction): Promise<unknown> => {
+          const scheduler = schedulerFor(auth, tx.db, () => {
+            scheduled = true;
+          });
+          const ctx: MutationContext = {
+            ...base,
+            db: tx.entities,
+            scheduler,
+            email: outbox.context,
           };
-          // The wrapper (an idempotency record) writes in this same transaction.
-          return around.aroundMutation === undefined
-            ? proceed()
-            : around.aroundMutation(tx, proceed);
-        });
+          return toJSONResult(await definition.handler(ctx, args), name);
+        };
+        // With a key, the store claims it and records the answer in this
+        // same transaction (a replay runs nothing, schedules and sends nothing).
+        const result =
+          write === undefined
+            ? await store.frameworkTransaction(auth, work)
+            : await idempotency.transaction(auth, write, 200, work);
         if (scheduled) options.scheduler?.committed?.();
         await outbox.flush(emailFailed(name));
         return result;
@@ -322,9 +345,9 @@ export function createFunctionRunner(options: FunctionRunnerOptions): FunctionRu
           scheduler: schedulerFor(auth, undefined),
           email: immediateEmail(options.email),
         };
-        const proceed = async (): Promise<unknown> =>
+        const work = async (): Promise<unknown> =>
           toJSONResult(await definition.handler(ctx, args), name);
-        return around.aroundAction === undefined ? proceed() : around.aroundAction(proceed);
+        return write === undefined ? work() : idempotency.action(auth, write, work);
       }
     }
   }

@@ -1,3 +1,5 @@
+import { commonErrors } from "@svc/schema";
+
 /**
  * Every failure @svc/store reports, keyed by a stable code. Codes with a
  * `status` are wire errors: their message is safe to send to API clients.
@@ -21,6 +23,26 @@ export const storeErrorCodes = {
   INVALID_QUERY: { status: 400, message: "The query is invalid." },
   INVALID_CURSOR: { status: 400, message: "The cursor is invalid." },
   POLICY_DENIED: { status: 403, message: "Access denied." },
+  // The entity and batch routes of @svc/store/express.
+  ...commonErrors(
+    "INVALID_JSON",
+    "PAYLOAD_TOO_LARGE",
+    "INVALID_BATCH",
+    "INVALID_TOKEN",
+    "ADMIN_REQUIRED",
+  ),
+  INVALID_IDEMPOTENCY_KEY: {
+    status: 400,
+    message: "The Idempotency-Key header must be 1 to 255 printable ASCII characters.",
+  },
+  IDEMPOTENCY_KEY_REUSED: {
+    status: 409,
+    message: "This Idempotency-Key was already used for a different request.",
+  },
+  IDEMPOTENCY_KEY_IN_PROGRESS: {
+    status: 409,
+    message: "A request with this Idempotency-Key is still running.",
+  },
   DATABASE_ERROR: { status: 500, message: "The database could not complete the request." },
   STORAGE_FULL: { status: 507, message: "The server's storage is full; try again later." },
   TRANSACTION_FINISHED: {

@@ -18,16 +18,20 @@ export { isUniqueViolation } from "./driver-errors.js";
 export { StoreError, type StoreErrorCode, storeErrorCodes } from "./errors.js";
 export { DEFAULT_MAX_FIELD_BYTES, DEFAULT_MAX_ROW_BYTES } from "./field-size.js";
 export {
-  claimIdempotencyKey,
-  completeIdempotencyKey,
   IDEMPOTENCY_TABLE,
-  type IdempotencyClaim,
-  type IdempotencyOutcome,
   idempotencyMigrations,
-  pruneIdempotencyKeys,
   type RecordedResponse,
-  releaseIdempotencyKey,
 } from "./idempotency.js";
+export {
+  ACTION_LEASE_MS,
+  createIdempotency,
+  IDEMPOTENCY_RETENTION_MS,
+  type Idempotency,
+  type IdempotencyOptions,
+  IdempotentReplay,
+  type IdempotentWrite,
+  idempotentWriteOf,
+} from "./idempotent-writes.js";
 export { COMMIT_WITH_THIS, type RecordOptions } from "./last-statement.js";
 export { createMembershipLookup, type MembershipLookup } from "./memberships.js";
 export {

@@ -6,10 +6,11 @@ import express, {
   type RequestHandler,
   type Response,
 } from "express";
-import { ServerError } from "../errors.js";
+import { StoreError } from "../errors.js";
 
 /**
- * JSON body parsing for the routes that read a body. Every content type is
+ * JSON body parsing for the routes that read a body (the entity and
+ * function routes; exported for a third party's own routes too). Every content type is
  * parsed as JSON (so `curl -d` works without a header); a body that is not
  * JSON, or nests deeper than `MAX_JSON_DEPTH`, answers 400 `INVALID_JSON` and
  * one over the limit 413 `PAYLOAD_TOO_LARGE`, before any handler runs.
@@ -25,10 +26,9 @@ export function jsonBody(limitBytes: number): RequestHandler {
     if (error === undefined || error === null) {
       if (exceedsDepth(req.body)) {
         next(
-          new ServerError(
-            "INVALID_JSON",
-            `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`,
-          ),
+          new StoreError("INVALID_JSON", {
+            message: `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`,
+          }),
         );
         return;
       }
@@ -38,10 +38,9 @@ export function jsonBody(limitBytes: number): RequestHandler {
     const type = (error as { type?: unknown }).type;
     if (type === "entity.too.large") {
       next(
-        new ServerError(
-          "PAYLOAD_TOO_LARGE",
-          `The request body is larger than ${limitBytes} bytes.`,
-        ),
+        new StoreError("PAYLOAD_TOO_LARGE", {
+          message: `The request body is larger than ${limitBytes} bytes.`,
+        }),
       );
       return;
     }
@@ -49,7 +48,7 @@ export function jsonBody(limitBytes: number): RequestHandler {
     if (type === "entity.parse.failed" || (typeof status === "number" && status < 500)) {
       // Aborted uploads, unknown charsets and the like: the body could not
       // be read as JSON, which is what the client needs to know.
-      next(new ServerError("INVALID_JSON", undefined, { cause: error }));
+      next(new StoreError("INVALID_JSON", { cause: error }));
       return;
     }
     next(error);

@@ -1,0 +1,5 @@
+export {
+  createFunctionRouter,
+  type FunctionCaller,
+  type FunctionRouterOptions,
+} from "./express/function-router.js";

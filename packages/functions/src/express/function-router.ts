@@ -1,0 +1,64 @@
+import type { AuthContext } from "@svc/schema";
+import { IDEMPOTENCY_HEADER, jsonBody, sendAnswer } from "@svc/store/express";
+import express, { type Request, type Response, type Router } from "express";
+import type { FunctionRunner } from "../create-function-runner.js";
+
+/** The part of the function runner the route needs. */
+export type FunctionCaller = Pick<FunctionRunner, "run">;
+
+/** What `createFunctionRouter` needs beside the runner. */
+export interface FunctionRouterOptions {
+  /**
+   * The caller of a request, as the app's authentication resolved it
+   * (@svc/auth-core's `getAuth`, after its `authenticate` middleware).
+   */
+  readonly caller: (req: Request) => AuthContext;
+  /** The largest JSON body accepted, in bytes (413 `PAYLOAD_TOO_LARGE` beyond). Default 1 MiB. */
+  readonly bodyLimitBytes?: number;
+}
+
+/**
+ * Calls function `req.params.name` with the JSON body as its arguments and
+ * sends its answer: the result with 200, or the recorded answer of an
+ * earlier call with the same `Idempotency-Key` (`Idempotent-Replayed: true`).
+ */
+async function callFunction(
+  runner: FunctionCaller,
+  caller: (req: Request) => AuthContext,
+  req: Request,
+  res: Response,
+): Promise<void> {
+  const idempotencyKey = req.get(IDEMPOTENCY_HEADER);
+  const answer = await runner.run(
+    String(req.params.name),
+    req.body,
+    caller(req),
+    idempotencyKey === undefined ? {} : { idempotencyKey },
+  );
+  sendAnswer(res, answer, 200);
+}
+
+/**
+ * `POST /api/fn/<name>`: calls a server function with the JSON body as its
+ * arguments and answers its JSON result. An `Idempotency-Key` header makes
+ * a mutation or an action run once per key (a repeat answers the recorded
+ * response); a query ignores it. Errors go to the app's error handler
+ * (`toErrorResponse` of @svc/schema) with the runner's codes.
+ *
+ * Mount it after the app's authentication (it reads `options.caller(req)`).
+ *
+ * @example
+ * app.use(authenticate({ resolvers }));
+ * app.use(createFunctionRouter(runner, { caller: getAuth }));
+ */
+export function createFunctionRouter(
+  runner: FunctionCaller,
+  options: FunctionRouterOptions,
+): Router {
+  const { caller } = options;
+  const router = express.Router({ caseSensitive: true });
+  router.post("/api/fn/:name", jsonBody(options.bodyLimitBytes ?? 1024 * 1024), (req, res) =>
+    callFunction(runner, caller, req, res),
+  );
+  return router;
+}

@@ -1,0 +1,193 @@
+import { type AuthContext, isWireError } from "@svc/schema";
+import express, { type Request, type RequestHandler, type Router } from "express";
+import { z } from "zod";
+import { StoreError } from "../errors.js";
+import {
+  createIdempotency,
+  type Idempotency,
+  type IdempotentWrite,
+  idempotentWriteOf,
+} from "../idempotent-writes.js";
+import type { EntityWriter, Store } from "../types.js";
+import { jsonBody } from "./json-body.js";
+import { parseListQuery } from "./list-query.js";
+import { IDEMPOTENCY_HEADER, sendAnswer } from "./send-answer.js";
+
+/** The most operations one `POST /api/batch` may carry. */
+export const MAX_BATCH_OPERATIONS = 1000;
+
+/** What `createEntityRouter` needs beside the store. */
+export interface EntityRouterOptions {
+  /**
+   * The caller of a request, as the app's authentication resolved it
+   * (@svc/auth-core's `getAuth`, after its `authenticate` middleware).
+   */
+  readonly caller: (req: Request) => AuthContext;
+  /** The largest JSON body accepted, in bytes (413 `PAYLOAD_TOO_LARGE` beyond). Default 1 MiB. */
+  readonly bodyLimitBytes?: number;
+  /** Where `Idempotency-Key` writes are recorded. Default `createIdempotency(store)`. */
+  readonly idempotency?: Idempotency;
+}
+
+const batchBody = z.strictObject({
+  operations: z
+    .array(
+      z.strictObject({
+        op: z.literal("insert"),
+        entity: z.string().min(1),
+        data: z.record(z.string(), z.unknown()),
+      }),
+    )
+    .min(1)
+    .max(MAX_BATCH_OPERATIONS),
+});
+
+/** The parsed body as an object of field values, or 400 `INVALID_JSON`. */
+function fieldsOf(req: Request): Record<string, unknown> {
+  const body: unknown = req.body;
+  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    throw new StoreError("INVALID_JSON", {
+      message: "The request body must be a JSON object of fields.",
+    });
+  }
+  return body as Record<string, unknown>;
+}
+
+/** An error raised by one batch operation, re-labelled with its index. */
+function atOperation(index: number, error: unknown): unknown {
+  if (isWireError(error) && error instanceof Error) {
+    error.message = `operations[${index}]: ${error.message}`;
+  }
+  return error;
+}
+
+/**
+ * The REST routes of the entities, checked against the caller's access
+ * like every other path, with their full paths (so a metrics label is the
+ * whole template):
+ *
+ * - `GET /api/entities/<Entity>?limit=&cursor=&order=&where=`: a page of
+ *   rows; `X-Next-Cursor` carries the next page's cursor.
+ * - `POST /api/entities/<Entity>` (201), `GET`, `PATCH` and `DELETE
+ *   /api/entities/<Entity>/<id>`: one row. A write with an
+ *   `Idempotency-Key` header is applied once per key (`createIdempotency`):
+ *   a repeat answers the recorded response with `Idempotent-Replayed: true`.
+ * - `POST /api/batch` (admin token): inserts every operation's row in one
+ *   transaction; one bad operation and nothing is written, the error names
+ *   its index. Answers `{ids}` in operation order.
+ *
+ * Mount it after the app's authentication (it reads `options.caller(req)`);
+ * errors go to the app's error handler (`toErrorResponse` of @svc/schema).
+ *
+ * @example
+ * app.use(authenticate({ resolvers }));
+ * app.use(createEntityRouter(store, { caller: getAuth }));
+ */
+export function createEntityRouter(store: Store, options: EntityRouterOptions): Router {
+  const { caller } = options;
+  const idempotency = options.idempotency ?? createIdempotency(store);
+  const body = jsonBody(options.bodyLimitBytes ?? 1024 * 1024);
+  const router = express.Router({ caseSensitive: true });
+
+  /** The write a request names with its `Idempotency-Key` header, if any. */
+  const writeOf = (req: Request, target: string, args: unknown): IdempotentWrite | undefined => {
+    const key = req.get(IDEMPOTENCY_HEADER);
+    return key === undefined ? undefined : idempotentWriteOf(caller(req), key, target, args);
+  };
+  /** An entity write in one transaction, once per key when the request names one. */
+  const write = (
+    req: Request,
+    target: string,
+    args: unknown,
+    status: number,
+    work: (db: EntityWriter) => Promise<unknown>,
+  ): Promise<unknown> => {
+    const named = writeOf(req, target, args);
+    const auth = caller(req);
+    if (named === undefined) return store.transaction(auth, work);
+    return idempotency.transaction(auth, named, status, (tx) => work(tx.entities));
+  };
+
+  // Hottest first: each route is one layer for express to match.
+  router.get("/api/entities/:entity", async (req, res) => {
+    // The page's JSON text as the store answers it (the same bytes res.json would send).
+    const page = await store.queryJSON(caller(req), String(req.params.entity), parseListQuery(req));
+    if (page.nextCursor !== null) res.setHeader("X-Next-Cursor", page.nextCursor);
+    res.set("Content-Type", "application/json").send(page.json);
+  });
+
+  router.post("/api/entities/:entity", body, async (req, res) => {
+    const data = fieldsOf(req);
+    const entity = String(req.params.entity);
+    const answer = await write(req, `insert:${entity}`, data, 201, (db) => db.insert(entity, data));
+    sendAnswer(res, answer, 201);
+  });
+
+  router.get("/api/entities/:entity/:id", async (req, res) => {
+    const entity = String(req.params.entity);
+    const row = await store.reader(caller(req)).get(entity, String(req.params.id));
+    if (row === null) throw new StoreError("NOT_FOUND", { message: `No ${entity} with that id.` });
+    res.json(row);
+  });
+
+  router.patch("/api/entities/:entity/:id", body, async (req, res) => {
+    const patch = fieldsOf(req);
+    const entity = String(req.params.entity);
+    const id = String(req.params.id);
+    const answer = await write(req, `update:${entity}/${id}`, patch, 200, (db) =>
+      db.update(entity, id, patch),
+    );
+    sendAnswer(res, answer, 200);
+  });
+
+  router.delete("/api/entities/:entity/:id", async (req, res) => {
+    const entity = String(req.params.entity);
+    const id = String(req.params.id);
+    const answer = await write(req, `delete:${entity}/${id}`, null, 200, async (db) => {
+      await db.delete(entity, id);
+      return { deleted: true, id };
+    });
+    sendAnswer(res, answer, 200);
+  });
+
+  const requireAdmin: RequestHandler = (req, _res, next) => {
+    const auth = caller(req);
+    if (auth.isAdmin) {
+      next();
+      return;
+    }
+    next(
+      auth.userId === null && req.headers.authorization === undefined
+        ? new StoreError("INVALID_TOKEN", {
+            message: "This endpoint needs the admin token as a bearer.",
+          })
+        : new StoreError("ADMIN_REQUIRED"),
+    );
+  };
+
+  router.post("/api/batch", requireAdmin, body, async (req, res) => {
+    const parsed = batchBody.safeParse(req.body);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue?.path.length ? issue.path.join(".") : "body";
+      throw new StoreError("INVALID_BATCH", {
+        message: `${where}: ${issue?.message ?? "invalid"}.`,
+      });
+    }
+    const { operations } = parsed.data;
+    const ids = await store.transaction(caller(req), async (db) => {
+      const out: string[] = [];
+      for (const [index, operation] of operations.entries()) {
+        try {
+          out.push((await db.insert(operation.entity, operation.data)).id);
+        } catch (error) {
+          throw atOperation(index, error);
+        }
+      }
+      return out;
+    });
+    res.json({ ids });
+  });
+
+  return router;
+}
