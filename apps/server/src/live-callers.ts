@@ -39,6 +39,12 @@ interface ChangeFeed {
       }[],
     ) => void,
   ): () => void;
+  /**
+   * Called with true when the feed follows other servers again after a
+   * pause (Postgres, `listen.onDemand`): changes committed meanwhile were
+   * never delivered.
+   */
+  onFollowing?(listener: (following: boolean) => void): () => void;
 }
 
 /**
@@ -50,7 +56,10 @@ interface ChangeFeed {
  *   organization selection), on this server at once and on the others
  *   through auth-core's revocation journal;
  * - a change to an organization membership row (`auth.org`), which moves
- *   roles, through the change log every server already follows.
+ *   roles, through the change log every server follows while it has a live
+ *   client; when it follows again after a pause, every open connection
+ *   (the one that resumed it) is checked once, for a change committed
+ *   between its caller's resolution and the feed's new start.
  *
  * A connection whose credential no longer resolves is closed; one whose
  * organization or roles moved goes on with the new caller.
@@ -89,8 +98,13 @@ export function watchCallerChanges(input: {
     }
     for (const userId of users) callers.recheckUser(userId).catch(onError);
   });
+  const stopFollowing =
+    input.changes.onFollowing?.((following) => {
+      if (following) callers.recheck().catch(onError);
+    }) ?? (() => undefined);
   return () => {
     stopRevocations();
     stopChanges();
+    stopFollowing();
   };
 }

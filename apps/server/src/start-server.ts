@@ -204,9 +204,10 @@ export async function startServer(
     retention: config.syncRetention,
     observer: metrics.changeLogObserver,
     ...(options.now !== undefined && { now: options.now }),
-    // On Postgres every server delivers every server's commits (LISTEN/NOTIFY).
+    // On Postgres every server delivers every server's commits (LISTEN/NOTIFY),
+    // while it has a live client (the live callers hold `follow()`).
     ...(config.databaseURL !== undefined && {
-      listen: { connectionString: config.databaseURL },
+      listen: { connectionString: config.databaseURL, onDemand: true },
       onError: logError("sync: change log listener failed"),
     }),
   });
@@ -395,6 +396,8 @@ export async function startServer(
       maxPerIp: config.live.maxConnectionsPerIp,
       clientIp: liveClientIp(config.trustProxy),
       onError: logError("sync: live caller check failed"),
+      // On Postgres, other servers' commits are read only while a live client is connected.
+      hold: () => changeLog.follow(),
       ...(options.now !== undefined && { now: options.now }),
     });
     // Read at each scrape: the caches' counters, and on Postgres the

@@ -80,6 +80,34 @@ const SESSION_INVALIDATED = 'svc_cache_invalidations_total{cache="session"}';
 const FEED_ENTRIES = "svc_sync_feed_entries_total";
 const FEED_LAG_COUNT = "svc_sync_feed_lag_seconds_count";
 
+/**
+ * An open `/events` stream (a live client): on Postgres the server follows
+ * the other servers' commits only while it has one. Resolves once the
+ * stream's first event (the snapshot) arrived; `close` ends it.
+ */
+async function openLiveClient(server: { url: string }): Promise<{ close(): void }> {
+  const abort = new AbortController();
+  const response = await fetch(`${server.url}/events?entity=List`, {
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    signal: abort.signal,
+  });
+  expect(response.status).toBe(200);
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  while (!text.includes("snapshot")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error("the live stream ended before its snapshot");
+    text += decoder.decode(value, { stream: true });
+  }
+  return {
+    close() {
+      abort.abort();
+      reader.cancel().catch(() => undefined);
+    },
+  };
+}
+
 // Issue 22: what scale-out adds is on /metrics. A write moves the
 // transaction-size histogram and the feed (on Postgres: on the other
 // server too, through the shared log), a repeated request is a session
@@ -106,6 +134,17 @@ describe.each(testDatabases())("/metrics for scale-out on $name", (database) => 
         );
       }
     }
+    if (postgres) {
+      // No live client yet: neither server reads the other's commits.
+      for (const server of [a, b]) {
+        expect((await scrape(server as AuthTestServer)).get("svc_sync_feed_paused")).toBe(1);
+      }
+    }
+    // A live client on each server: on Postgres, both follow from now on.
+    const clients = [
+      await openLiveClient(a),
+      ...(b === undefined ? [] : [await openLiveClient(b)]),
+    ];
     const before = await scrape(a);
     const beforeB = b === undefined ? undefined : await scrape(b);
 
@@ -138,6 +177,8 @@ describe.each(testDatabases())("/metrics for scale-out on $name", (database) => 
       expect(after.get("svc_sync_feed_listening")).toBe(1);
       expect(after.get("svc_sync_feed_held_seconds")).toBeGreaterThanOrEqual(0);
       expect(after.get("svc_sync_feed_pending_entries")).toBeGreaterThanOrEqual(0);
+      expect(after.get("svc_sync_feed_paused")).toBe(0);
+      expect(after.get("svc_sync_feed_resumes_total")).toBe(1);
     } else {
       expect(growth(before, after, "svc_store_commit_transactions_count")).toBeGreaterThanOrEqual(
         1,
@@ -160,6 +201,13 @@ describe.each(testDatabases())("/metrics for scale-out on $name", (database) => 
         })
         .toBeGreaterThan(0);
       expect((await request(b, "GET", "/api/auth/me", { token: alice.token })).status).toBe(401);
+    }
+    for (const client of clients) client.close();
+    if (b !== undefined) {
+      // The last live client gone, the tail pauses again (after a second).
+      await expect
+        .poll(async () => (await scrape(b)).get("svc_sync_feed_paused"), { timeout: 5000 })
+        .toBe(1);
     }
   });
 });

@@ -107,6 +107,13 @@ export interface FeedStatus {
    * a query while caught up).
    */
   readonly pendingEntries: number;
+  /**
+   * With `listen.onDemand`: true while nothing holds `follow()` and the
+   * tail reads no other server's commits (the server has no live client).
+   */
+  readonly paused: boolean;
+  /** With `listen.onDemand`: how many times the tail started following. */
+  readonly resumes: number;
 }
 
 /** `feedStatus()` counts pending entries up to this many. */
@@ -162,6 +169,29 @@ export interface ChangeLog extends ChangeBus<LoggedChange> {
   publishReset(): void;
   /** Subscribes to resets (after `truncateAll` commits); returns the unsubscribe function. */
   onReset(listener: () => void): () => void;
+  /**
+   * With `listen.onDemand`: holds the tail following other servers'
+   * commits until the returned function is called (svc's server holds it
+   * while a live connection is open). The first holder resumes a paused
+   * tail from the newest entry: take cursors (`latestCursor`, `bounds`)
+   * after calling it, and catch up from older ones with `read`. Without
+   * `onDemand` every commit is delivered anyway: it only starts the listener.
+   */
+  follow(): () => void;
+  /**
+   * Whether subscribers get every commit now: always without `listen`;
+   * with it, once the tail has its start point, and not while it is
+   * paused. A cache kept up to date by the subscribers is only current
+   * while this holds.
+   */
+  following(): boolean;
+  /**
+   * With `listen.onDemand`: called with false when the tail pauses and
+   * with true when it follows again (changes committed while it was
+   * paused were never delivered: drop what was cached from them).
+   * Returns the unsubscribe function.
+   */
+  onFollowing(listener: (following: boolean) => void): () => void;
   /** Up to `limit` entries after `since`, oldest first (reset markers included). */
   read(since: number, limit: number): Promise<LogEntry[]>;
   /** Both ends of the log, each read with one index lookup. */
@@ -310,6 +340,7 @@ export function createChangeLog(options: ChangeLogOptions): ChangeLog {
   const observer = options.observer;
   const listeners = new Set<ChangeListener<LoggedChange>>();
   const resetListeners = new Set<() => void>();
+  const followingListeners = new Set<(following: boolean) => void>();
   // The cursors `record` got, for `publish` to attach (keyed by the batch).
   const cursorsOf = new WeakMap<readonly ChangeEvent[], readonly number[]>();
   if (options.listen !== undefined && dialect !== "postgres") {
@@ -467,6 +498,15 @@ export function createChangeLog(options: ChangeLogOptions): ChangeLog {
           reset: notifyReset,
           onError: options.onError ?? reportFeedError,
           now,
+          following: (following) => {
+            for (const listener of [...followingListeners]) {
+              try {
+                listener(following);
+              } catch (error) {
+                reportObserverError(error);
+              }
+            }
+          },
         });
 
   // With a feed, a subscriber that reads `latestCursor()` (a snapshot's
@@ -568,6 +608,14 @@ export function createChangeLog(options: ChangeLogOptions): ChangeLog {
         resetListeners.delete(listener);
       };
     },
+    follow: () => feed?.follow() ?? (() => undefined),
+    following: () => feed?.following() ?? true,
+    onFollowing(listener) {
+      followingListeners.add(listener);
+      return () => {
+        followingListeners.delete(listener);
+      };
+    },
     read,
     bounds: settledBounds,
     latestCursor: async () => (await settledBounds()).latest,
@@ -609,13 +657,13 @@ export function createChangeLog(options: ChangeLogOptions): ChangeLog {
     },
     async feedStatus() {
       if (feed === undefined) return null;
-      const { listening, behindSince, delivered, target } = feed.status();
+      const { listening, behindSince, delivered, target, paused, resumes } = feed.status();
       const heldMs = behindSince === undefined ? 0 : Math.max(0, now() - behindSince);
       const pendingEntries =
         delivered === undefined || delivered >= target
           ? 0
           : await countPositioned(db, { after: delivered, upTo: target, cap: PENDING_COUNT_CAP });
-      return { listening, heldMs, pendingEntries };
+      return { listening, heldMs, pendingEntries, paused, resumes };
     },
   };
 }

@@ -107,7 +107,11 @@ export interface Sync {
   readonly queries: LiveQueryRunner | undefined;
   /** Per entity, the entities its read rules look up (transitively). */
   readonly readDependencies: ReadonlyMap<string, ReadonlySet<string>>;
-  /** The shared, cached `exists(...)` resolver (see `subscribe`). */
+  /**
+   * The shared, cached `exists(...)` resolver (see `subscribe`); one
+   * caching for a single use while the log does not follow every commit
+   * (`log.following()`).
+   */
   existsResolver(): ExistsResolver;
   /** The frame and concurrency bounds of every session. */
   readonly limits: SyncLimits;
@@ -181,6 +185,10 @@ export function createSync(options: SyncOptions): Sync {
     for (const listener of [...listeners]) listener(changes, exists.resolve);
   });
   log.onReset(() => exists.clear());
+  // A paused tail (Postgres, no live client) delivers nothing: answers
+  // cached before or during the pause may be stale, and none is kept until
+  // it follows again.
+  log.onFollowing(() => exists.clear());
   return {
     log,
     store,
@@ -195,7 +203,8 @@ export function createSync(options: SyncOptions): Sync {
         listeners.delete(listener);
       };
     },
-    existsResolver: () => exists.resolve,
+    existsResolver: () =>
+      log.following() ? exists.resolve : cachedExistsResolver(store.systemReader()),
     async pull(auth, query = {}) {
       const { since, limit } = parsePullQuery(query);
       if (since === undefined) {

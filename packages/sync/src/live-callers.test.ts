@@ -268,3 +268,39 @@ describe("listing and closing connections", () => {
     expect(callers.disconnect("nope")).toBe(false);
   });
 });
+
+describe("createLiveCallers hold", () => {
+  it("holds while at least one connection is open: taken at the first, released after the last", () => {
+    const events: string[] = [];
+    const callers = createLiveCallers({
+      authenticate: async () => null,
+      recheckIntervalMs: 0,
+      hold: () => {
+        events.push("hold");
+        return () => events.push("release");
+      },
+    });
+    const auth = createAuthContext({ userId: "u1", via: "session", sessionId: "s1" });
+    const admit = () => {
+      const release = callers.admit(
+        { auth, req: requestFrom("203.0.113.7"), bearer: undefined },
+        recorder().handle,
+      );
+      if (typeof release === "string") throw new Error(release);
+      return release;
+    };
+    const first = admit();
+    expect(events).toEqual(["hold"]);
+    const second = admit();
+    first();
+    first();
+    expect(events).toEqual(["hold"]);
+    second();
+    expect(events).toEqual(["hold", "release"]);
+    const third = admit();
+    expect(events).toEqual(["hold", "release", "hold"]);
+    third();
+    expect(events).toEqual(["hold", "release", "hold", "release"]);
+    callers.close();
+  });
+});

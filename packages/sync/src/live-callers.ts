@@ -136,6 +136,14 @@ export interface LiveCallersOptions {
   readonly onError?: (error: unknown) => void;
   /** Unix ms, for `LiveConnectionInfo.openedAt`. Default `Date.now`. */
   readonly now?: () => number;
+  /**
+   * Called when the first connection is admitted; what it returns is
+   * called when the last one goes. svc's server passes the change log's
+   * `follow`, so a server with no live client stops reading the other
+   * servers' commits (`listen.onDemand`). It runs before `admit` returns,
+   * so the connection's first cursor is read after it.
+   */
+  readonly hold?: () => () => void;
 }
 
 /** Why a connection was not admitted. */
@@ -247,6 +255,7 @@ export function createLiveCallers(options: LiveCallersOptions): LiveCallers {
   const entries = new Set<Entry>();
   const byUser = new Map<string, Set<Entry>>();
   const perIp = new Map<string, number>();
+  let release: (() => void) | undefined;
 
   const resolveAgain = async (entry: Entry): Promise<void> => {
     let next: AuthContext | null;
@@ -302,6 +311,11 @@ export function createLiveCallers(options: LiveCallersOptions): LiveCallers {
       if (set?.size === 0) byUser.delete(userId);
     }
     decrement(perIp, entry.ipKey);
+    if (entries.size === 0 && release !== undefined) {
+      const held = release;
+      release = undefined;
+      held();
+    }
   };
 
   const recheck = async (select: (auth: AuthContext) => boolean = () => true): Promise<void> => {
@@ -349,6 +363,9 @@ export function createLiveCallers(options: LiveCallersOptions): LiveCallers {
         again: false,
       };
       entries.add(entry);
+      if (entries.size === 1 && release === undefined && options.hold !== undefined) {
+        release = options.hold();
+      }
       if (userId !== null) {
         let set = byUser.get(userId);
         if (set === undefined) {

@@ -39,6 +39,22 @@ export interface ListenOptions {
    * per commit. Default 1000 ms.
    */
   readonly presenceMs?: number;
+  /**
+   * Follow other servers only on demand: the tail reads their commits,
+   * and the listener says hello, only while something holds `follow()`
+   * (svc's server: while a live connection is open). Paused, the server
+   * still listens (to hear who follows), still tells followers of its own
+   * commits, and costs the others nothing per commit; resumed, the tail
+   * starts from the newest committed entry and subscribers catch up from
+   * their own cursors as at boot. Default false: the tail always follows.
+   */
+  readonly onDemand?: boolean;
+  /**
+   * With `onDemand`: how long the tail keeps following after the last
+   * `follow()` is released (a reconnecting client does not pause and
+   * resume it). Default 1000 ms; 0 pauses at once.
+   */
+  readonly idleMs?: number;
 }
 
 /** Reconnect backoff: attempt n waits `min(maxDelayMs, initialDelayMs * 2^n)`, jittered to 50-100% of it. */
@@ -96,6 +112,10 @@ const PEER_TTL_PRESENCES = 5;
 // database access, but the map must not grow without bound).
 const MAX_PEERS = 1024;
 const HELLO = "hello";
+// The third part of an announcement from a server that does not follow:
+// its commits are news to the others, but it wants none of theirs.
+const QUIET = "quiet";
+const DEFAULT_IDLE_MS = 1000;
 
 /** Throws `INVALID_CHANNEL` unless `channel` is a plain lower-case identifier (LISTEN takes no parameter). */
 export function checkChannel(channel: string): string {
@@ -154,6 +174,11 @@ export interface PgFeedDeps<TEntry extends FeedEntry> {
   onError(error: unknown): void;
   /** Milliseconds since the epoch, for `status().behindSince`. */
   now(): number;
+  /**
+   * With `onDemand`: false when the tail pauses; true when it resumes,
+   * once its new start point is read (entries after it will be delivered).
+   */
+  following?(following: boolean): void;
 }
 
 /** The tail's state, for metrics (`PgFeed.status`). */
@@ -170,6 +195,10 @@ export interface PgFeedStatus {
   readonly delivered: number | undefined;
   /** The newest cursor known to be committed that the tail waits for. */
   readonly target: number;
+  /** With `onDemand`: true while nothing holds `follow()` and the tail is paused. */
+  readonly paused: boolean;
+  /** With `onDemand`: how many times the tail started following (the first `follow()` and each after a pause). */
+  readonly resumes: number;
 }
 
 /** The listener and the ordered tail of one change log. */
@@ -187,8 +216,21 @@ export interface PgFeed {
    * commits meanwhile share the next).
    */
   committed(cursor: number | undefined): void;
-  /** Resolves once `delivered` has its first value (never rejects); immediately when not started. */
+  /**
+   * Resolves once `delivered` has its start value (never rejects):
+   * immediately when not started or paused, else after the start point of
+   * the current run of following is read.
+   */
   settled(): Promise<void>;
+  /**
+   * Holds the tail following other servers (with `onDemand`; without it
+   * the tail always follows and this only starts the listener); returns
+   * the release. The first holder resumes a paused tail; the last release
+   * pauses it after `idleMs`.
+   */
+  follow(): () => void;
+  /** Whether the tail follows now with its start point read (always true without `onDemand` once started). */
+  following(): boolean;
   /** Where the tail stands (no I/O). */
   status(): PgFeedStatus;
   close(): Promise<void>;
@@ -208,6 +250,8 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
   if (listen.channel !== undefined) checkChannel(listen.channel);
   const presenceMs = listen.presenceMs ?? DEFAULT_PRESENCE_MS;
   const peerTtlMs = presenceMs * PEER_TTL_PRESENCES;
+  const onDemand = listen.onDemand === true;
+  const idleMs = listen.idleMs ?? DEFAULT_IDLE_MS;
 
   let channel = listen.channel;
   let delivered: number | undefined;
@@ -247,6 +291,18 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
   // Connections being ended, so `close()` can wait for their sockets.
   const ending = new Set<Promise<void>>();
   let waiters: { resolve(): void; reject(error: unknown): void }[] = [];
+  // Following on demand: whether the tail follows other servers now, how
+  // many hold it, the pending pause, and the run of following (bumped at
+  // each pause, so a read or a start point of an earlier run is dropped).
+  let follows = !onDemand;
+  let holders = 0;
+  let run = 0;
+  let resumes = 0;
+  let resumeFailures = 0;
+  let cancelPause: (() => void) | undefined;
+  let cancelResume: (() => void) | undefined;
+  // `settled()` callers waiting for this run's start point.
+  let startWaiters: (() => void)[] = [];
 
   const end = (client: Client): Promise<void> => {
     const ended: Promise<void> = client
@@ -265,19 +321,32 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
     }
   };
 
+  const releaseStartWaiters = (): void => {
+    const pending = startWaiters;
+    startWaiters = [];
+    for (const resolve of pending) resolve();
+  };
+
   // Before LISTEN: whatever commits between this read and LISTEN is read by
-  // the tail run that follows LISTEN, so nothing falls in between.
+  // the tail run that follows LISTEN, so nothing falls in between. After a
+  // pause, the same from the newest entry: subscribers read what came
+  // before from the log with their own cursors (see `settled`).
   const initialise = (): Promise<void> => {
-    initialising ??= deps.bounds().then(
+    if (initialising !== undefined) return initialising;
+    const runOf = run;
+    const attempt: Promise<void> = deps.bounds().then(
       (bounds) => {
+        if (runOf !== run) return;
         delivered ??= bounds.latest;
+        releaseStartWaiters();
       },
       (error: unknown) => {
-        initialising = undefined;
+        if (initialising === attempt) initialising = undefined;
         throw error;
       },
     );
-    return initialising;
+    initialising = attempt;
+    return attempt;
   };
 
   const resolveChannel = async (): Promise<string> => {
@@ -290,16 +359,18 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
   };
 
   const drain = async (): Promise<void> => {
+    // A pause meanwhile ends this run: what it read is nobody's now.
+    const runOf = run;
     for (;;) {
       const since = delivered;
       if (closed || since === undefined) return;
       const entries = await deps.read(since, BATCH);
-      if (closed || entries.length === 0) return;
+      if (closed || runOf !== run || entries.length === 0) return;
       // Pruning leaves a floor marker at the newest entry it removed: seeing
       // it means entries after `since` are gone (cursor gaps are normal).
       if (entries[0]?.op === "floor") {
         const { latest } = await deps.bounds();
-        if (closed) return;
+        if (closed || runOf !== run) return;
         delivered = latest;
         deps.reset();
         continue;
@@ -403,9 +474,11 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
     peers.delete(peer);
     peers.set(peer, performance.now());
     if (!isNew) return;
-    helloWanted = true;
+    // Paused: no hello back (their commits are nobody's here), but ours
+    // are news to them.
+    if (follows) helloWanted = true;
     if (wantedLocally > 0) queueAnnouncement(wantedLocally);
-    else if (!announcing) void sendAnnouncements();
+    else if (helloWanted && !announcing) void sendAnnouncements();
   };
 
   const queueAnnouncement = (cursor: number | undefined): void => {
@@ -429,11 +502,14 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
         const name = await resolveChannel();
         if (helloWanted) {
           helloWanted = false;
+          if (!follows) continue;
           await current.query("select pg_notify($1, $2)", [name, `${feedId}:${HELLO}`]);
           continue;
         }
         if (announce === undefined) continue;
-        const payload = `${feedId}:${announce.cursor ?? ""}`;
+        // A paused server's commits say so: the others do not take it for
+        // a follower and announce theirs to it.
+        const payload = `${feedId}:${announce.cursor ?? ""}${follows ? "" : `:${QUIET}`}`;
         announce = undefined;
         await current.query("select pg_notify($1, $2)", [name, payload]);
       }
@@ -479,7 +555,8 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
     connecting = true;
     let client: Client | undefined;
     try {
-      await initialise();
+      // Paused, the tail has no start point: a resume reads it.
+      if (follows) await initialise();
       const name = await resolveChannel();
       const { default: pg } = await import("pg");
       client = new pg.Client({
@@ -492,11 +569,16 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
       self.on("end", () => lost(self, new Error("the listener connection ended")));
       self.on("notification", (message: Notification) => {
         if (message.channel !== name) return;
-        const [sender, announced] = (message.payload ?? "").split(":");
+        const [sender, announced, flag] = (message.payload ?? "").split(":");
         // Our own commits were read already after their local publish.
         if (sender === feedId) return;
-        if (announced !== undefined && sender !== undefined) heardFrom(sender);
+        if (flag === QUIET) {
+          // A paused server: its commits are news, it wants none of ours.
+          if (sender !== undefined) peers.delete(sender);
+        } else if (announced !== undefined && sender !== undefined) heardFrom(sender);
         if (announced === HELLO) return;
+        // Paused: other servers' commits are nobody's here.
+        if (!follows) return;
         // "<sender>:<cursor>", "<sender>:" (a reset), or an older server's "<cursor>".
         const cursor = announced === "" ? Number.NaN : Number(announced ?? sender);
         if (Number.isSafeInteger(cursor)) {
@@ -523,10 +605,14 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
       attempt = 0;
       connecting = false;
       settleWaiters();
-      // Others learn of this server now and every `presenceMs` after.
-      helloWanted = true;
-      if (!announcing) void sendAnnouncements();
+      // Others learn of this server now and every `presenceMs` after
+      // (while it follows: paused, it says nothing).
+      if (follows) {
+        helloWanted = true;
+        if (!announcing) void sendAnnouncements();
+      }
       presenceTimer ??= setInterval(() => {
+        if (!follows) return;
         helloWanted = true;
         if (!announcing) void sendAnnouncements();
       }, presenceMs);
@@ -555,6 +641,72 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
     attemptConnect();
   };
 
+  const notifyFollowing = (following: boolean): void => {
+    try {
+      deps.following?.(following);
+    } catch (error) {
+      report(error);
+    }
+  };
+
+  // Reads this run's start point (the newest entry) and what is committed
+  // but still held back by the horizon, then tails from there; retried
+  // with backoff while the database refuses.
+  const startFollowing = (runOf: number): void => {
+    initialise()
+      .then(() => deps.top())
+      .then(
+        (top) => {
+          if (closed || runOf !== run) return;
+          resumeFailures = 0;
+          wanted = Math.max(wanted, top);
+          notifyFollowing(true);
+          kick();
+        },
+        (error: unknown) => {
+          if (closed || runOf !== run) return;
+          report(error);
+          cancelResume = schedule(
+            () => {
+              cancelResume = undefined;
+              if (runOf === run && follows) startFollowing(runOf);
+            },
+            reconnectDelay(resumeFailures++, listen.retry, random),
+          );
+        },
+      );
+  };
+
+  const resume = (): void => {
+    follows = true;
+    resumes += 1;
+    // Others learn of this server again and announce their commits to it;
+    // a peer that hears the hello tells it its newest commit, so what was
+    // committed before is read too.
+    helloWanted = true;
+    if (current !== undefined && !announcing) void sendAnnouncements();
+    startFollowing(run);
+  };
+
+  const pause = (): void => {
+    if (!follows || closed) return;
+    follows = false;
+    run += 1;
+    delivered = undefined;
+    initialising = undefined;
+    helloWanted = false;
+    behindSince = undefined;
+    recheckDelay = MIN_RECHECK_MS;
+    cancelRecheck?.();
+    cancelRecheck = undefined;
+    cancelRetryTail?.();
+    cancelRetryTail = undefined;
+    cancelResume?.();
+    cancelResume = undefined;
+    releaseStartWaiters();
+    notifyFollowing(false);
+  };
+
   return {
     ready() {
       if (closed) return Promise.reject(new ChangeFeedError("FEED_CLOSED"));
@@ -579,8 +731,37 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
       // cursor (a reset) the others just look. Alone: nobody to tell.
       queueAnnouncement(cursor);
     },
-    async settled() {
-      await initialising?.catch(() => undefined);
+    settled() {
+      // Waits for the start point even through failed reads of it (they
+      // are retried): a cursor read before it could leave a gap.
+      if (closed || !started || !follows || delivered !== undefined) return Promise.resolve();
+      return new Promise<void>((resolve) => startWaiters.push(resolve));
+    },
+    follow() {
+      start();
+      if (!onDemand || closed) return () => undefined;
+      holders += 1;
+      cancelPause?.();
+      cancelPause = undefined;
+      if (!follows) resume();
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        holders -= 1;
+        if (holders > 0 || closed || !follows || cancelPause !== undefined) return;
+        if (idleMs <= 0) {
+          pause();
+          return;
+        }
+        cancelPause = scheduleUnref(() => {
+          cancelPause = undefined;
+          if (holders === 0) pause();
+        }, idleMs);
+      };
+    },
+    following() {
+      return follows && !closed && delivered !== undefined;
     },
     status() {
       const waitingFor = target();
@@ -590,6 +771,8 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
         behindSince: behind ? behindSince : undefined,
         delivered,
         target: waitingFor,
+        paused: !follows,
+        resumes,
       };
     },
     async close() {
@@ -598,7 +781,10 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
       cancelReconnect?.();
       cancelRetryTail?.();
       cancelRecheck?.();
+      cancelPause?.();
+      cancelResume?.();
       if (presenceTimer !== undefined) clearInterval(presenceTimer);
+      releaseStartWaiters();
       settleWaiters(new ChangeFeedError("FEED_CLOSED"));
       const client = current;
       current = undefined;

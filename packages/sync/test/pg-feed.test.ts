@@ -380,3 +380,197 @@ describe.skipIf(postgres === undefined)("change feed across servers on Postgres"
     expect(scheduler.pending.size).toBe(0);
   });
 });
+
+describe.skipIf(postgres === undefined)("following on demand on Postgres", () => {
+  const database = postgres as NonNullable<typeof postgres>;
+  let target: Extract<TestDatabaseTarget, { dialect: "postgres" }>;
+  let servers: Server[] = [];
+  const PRESENCE_MS = 50;
+
+  // `listen.onDemand` with no idle delay: the last release pauses at once.
+  const startServer = async (): Promise<Server> => {
+    const connection = openPostgres(target.url, { max: 4 });
+    const scheduler = heldScheduler();
+    const errors: unknown[] = [];
+    const log = createChangeLog({
+      db: connection.db,
+      dialect: connection.dialect,
+      listen: {
+        connectionString: target.url,
+        schedule: scheduler.schedule,
+        presenceMs: PRESENCE_MS,
+        onDemand: true,
+        idleMs: 0,
+      },
+      onError: (error) => errors.push(error),
+    });
+    const store = createStore({
+      db: connection.db,
+      dialect: connection.dialect,
+      manifest: syncManifest,
+      changeBus: log,
+    });
+    await store.migrate({ packages: [syncMigrations()] });
+    const server: Server = { connection, log, store, scheduler, received: [], resets: [], errors };
+    log.subscribe((changes: readonly LoggedChange[]) => {
+      server.received.push(...changes.map((change) => change.cursor));
+    });
+    log.onReset(() => server.resets.push(server.received.length));
+    await log.ready();
+    servers.push(server);
+    return server;
+  };
+
+  beforeEach(async () => {
+    target = (await database.create()) as typeof target;
+  });
+
+  afterEach(async () => {
+    for (const server of servers) {
+      await server.log.close();
+      await server.connection.close();
+    }
+    servers = [];
+    await database.destroy(target);
+  });
+
+  const insert = (server: Server, count = 1): Promise<unknown> =>
+    server.store.transaction(adminAuth, async (db) => {
+      for (let i = 0; i < count; i += 1) await db.insert("Secret", { value: `v${i}` });
+    });
+
+  const loggedAfter = async (server: Server, since: number): Promise<number[]> =>
+    (await server.log.read(since, 10_000)).map((entry) => entry.cursor);
+
+  const watchChannel = async () => {
+    const { default: pg } = await import("pg");
+    const client = new pg.Client({ connectionString: target.url });
+    await client.connect();
+    const channel = await client.query<{ name: string }>(
+      "select 'svc_changes_' || substr(md5(current_schema()), 1, 8) as name",
+    );
+    const payloads: string[] = [];
+    client.on("notification", (message) => payloads.push(message.payload ?? ""));
+    await client.query(`LISTEN "${channel.rows[0]?.name}"`);
+    return { payloads, close: () => client.end() };
+  };
+
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it("a server with no consumer pauses: no hello, no announcement, nothing read of the others", async () => {
+    const channel = await watchChannel();
+    try {
+      const p = await startServer();
+      const q = await startServer();
+      // Held once and released: following, then paused again.
+      p.log.follow()();
+      for (let i = 0; i < 3; i += 1) {
+        await insert(p);
+        await insert(q);
+      }
+      channel.payloads.length = 0;
+      for (let i = 0; i < 3; i += 1) {
+        await insert(p);
+        await insert(q, 2);
+      }
+      await sleep(PRESENCE_MS * 4);
+      // Neither greets nor announces (neither knows of a follower).
+      expect(channel.payloads).toEqual([]);
+      expect(p.received).toEqual([]);
+      expect(q.received).toEqual([]);
+      expect(await p.log.feedStatus()).toMatchObject({
+        listening: true,
+        paused: true,
+        pendingEntries: 0,
+        resumes: 1,
+      });
+      expect(p.log.following()).toBe(false);
+      expect([...p.errors, ...q.errors]).toEqual([]);
+    } finally {
+      await channel.close();
+    }
+  });
+
+  it("a consumer arriving resumes the tail: every later commit of another server once, in order", async () => {
+    const channel = await watchChannel();
+    try {
+      const p = await startServer();
+      const q = await startServer();
+      await insert(q, 3);
+      const release = p.log.follow();
+      // Cursors read after `follow()` wait for the tail's new start point.
+      const since = await p.log.latestCursor();
+      expect(p.log.following()).toBe(true);
+      await waitFor(
+        () => channel.payloads.some((payload) => payload.endsWith(":hello")),
+        "P's hello",
+      );
+      // Q, still paused, announces its commits to P and says it wants none.
+      await Promise.all(Array.from({ length: 20 }, (_, i) => insert(q, i % 4 === 0 ? 2 : 1)));
+      const all = await loggedAfter(q, since);
+      expect(all).toHaveLength(25);
+      const last = all[all.length - 1] ?? 0;
+      await waitFor(() => p.received.includes(last), "P to get Q's commits");
+      expect(p.received).toEqual(all);
+      const hellos = channel.payloads.filter((payload) => payload.endsWith(":hello"));
+      const pId = hellos[0]?.split(":")[0];
+      expect(new Set(hellos.map((payload) => payload.split(":")[0]))).toEqual(new Set([pId]));
+      const announced = channel.payloads.filter((payload) => !payload.endsWith(":hello"));
+      expect(announced.length).toBeGreaterThan(0);
+      for (const payload of announced) expect(payload).toMatch(/^[0-9a-z]+:\d+:quiet$/);
+      // Q never follows: it got nothing of P's either.
+      await insert(p);
+      expect(q.received).toEqual([]);
+      release();
+      expect(await p.log.feedStatus()).toMatchObject({ paused: true });
+      expect([...p.errors, ...q.errors]).toEqual([]);
+      expect(p.resets).toEqual([]);
+    } finally {
+      await channel.close();
+    }
+  });
+
+  it("a subscriber with a cursor taken before the pause catches up with no gap and no duplicate", async () => {
+    const p = await startServer();
+    const q = await startServer();
+    let release = p.log.follow();
+    const before = await p.log.latestCursor();
+    await insert(q, 2);
+    const seen = (await loggedAfter(q, before)).at(-1) ?? 0;
+    await waitFor(() => p.received.includes(seen), "P to follow Q");
+    release();
+    // Paused: Q's commits are not read.
+    await insert(q, 3);
+    await Promise.all([insert(q), insert(p)]);
+    await sleep(PRESENCE_MS * 2);
+    const pausedAt = p.received.length;
+    expect(p.received).toEqual(await loggedAfter(q, before).then((all) => all.slice(0, 2)));
+    // A subscriber comes back with `before`: live delivery from the tail
+    // (resumed), catch-up from the log as a session does, while Q writes.
+    release = p.log.follow();
+    const writing = (async () => {
+      for (let i = 0; i < 15; i += 1) await insert(q);
+    })();
+    const caught: number[] = [];
+    let position = before;
+    for (;;) {
+      const entries = await p.log.read(position, 4);
+      const { oldest, latest } = await p.log.bounds();
+      expect(position <= latest && (oldest === null || position >= oldest - 1)).toBe(true);
+      const last = entries.at(-1);
+      if (last === undefined) break;
+      caught.push(...entries.map((entry) => entry.cursor));
+      position = last.cursor;
+    }
+    await writing;
+    await insert(q);
+    const all = await loggedAfter(q, before);
+    const newest = all.at(-1) ?? 0;
+    await waitFor(() => p.received.includes(newest), "P to deliver Q's last commit");
+    const live = p.received.slice(pausedAt).filter((cursor) => cursor > position);
+    expect([...caught, ...live]).toEqual(all);
+    expect(all).toHaveLength(2 + 3 + 2 + 15 + 1);
+    release();
+    expect([...p.errors, ...q.errors]).toEqual([]);
+  });
+});

@@ -191,7 +191,7 @@ function registerJobGauge(
 }
 
 /**
- * The tail's gauges, read from one `feedStatus()` per scrape (the three
+ * The tail's gauges, read from one `feedStatus()` per scrape (the
  * collects of one scrape share it). A failed read leaves the last values.
  */
 function registerFeedGauges(registry: Registry, read: () => Promise<FeedStatus | null>): void {
@@ -230,6 +230,22 @@ function registerFeedGauges(registry: Registry, read: () => Promise<FeedStatus |
     "Change log entries committed past the last one delivered here (counted up to 10,000); 0 when caught up.",
     (status) => status.pendingEntries,
   );
+  gauge(
+    "svc_sync_feed_paused",
+    "1 while this server has no live client and its tail reads no other server's commits (and it greets none), else 0.",
+    (status) => (status.paused ? 1 : 0),
+  );
+  new Counter({
+    name: "svc_sync_feed_resumes_total",
+    help: "Times the tail started following other servers' commits again (a first live client after none).",
+    registers: [registry],
+    async collect() {
+      const status = await current();
+      if (status === null) return;
+      this.reset();
+      this.inc(status.resumes);
+    },
+  });
 }
 
 /**
