@@ -22,7 +22,9 @@ const allowed: Readonly<Record<string, readonly string[]>> = {
   "@svc/files": ["@svc/schema", "@svc/store", "@svc/auth-core"],
   "@svc/agent-docs": [],
   "@svc/mcp-server": [],
-  "@svc/client": [],
+  // schema only for its dependency-free `@svc/schema/live-frames` subpath: the
+  // live wire protocol, defined once for the server and the browser client.
+  "@svc/client": ["@svc/schema"],
   "create-svc": [],
   // The experimental edge worker composes the request-path packages, as the server does.
   "@svc/edge": [

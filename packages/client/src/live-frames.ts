@@ -1,108 +1,29 @@
+import type {
+  ChangeFrame,
+  ErrorFrame,
+  LiveQueryFrame,
+  LiveRow,
+  SubscribeFrame,
+} from "@svc/schema/live-frames";
 import { SvcError } from "./errors.js";
 
-// The live transports' wire format, as @svc/sync's `ws-frames.ts` defines it
-// (the client imports no package, so the shapes are restated here and the
-// server's frames are checked by hand at the edge).
+// The live wire format is defined once, in @svc/schema/live-frames, for the
+// server and this client alike: a module of its own that imports nothing (no
+// zod, nothing of Node), so it costs a browser bundle only its few lines,
+// where depending on @svc/sync would install a Node server's packages. What
+// stays here is the client's own: errors as `SvcError`, and subscriptions as
+// the transports see them.
 
-/** A row as the live transports send it: the id plus the entity's fields. */
-export type LiveRow = { readonly id: string } & Readonly<Record<string, unknown>>;
-
-/** `{type: "snapshot"}`: the rows the caller may read now and the cursor changes follow. */
-export interface SnapshotFrame {
-  readonly type: "snapshot";
-  readonly id: string;
-  readonly rows: readonly LiveRow[];
-  readonly cursor: string;
-}
-
-/** `{type: "change"}`: one committed change; `remove`: the row left this view. */
-export interface ChangeFrame {
-  readonly type: "change";
-  readonly id: string;
-  readonly op: "insert" | "update" | "delete" | "remove";
-  readonly row?: LiveRow;
-  readonly rowId: string;
-  readonly cursor: string;
-}
-
-/** `{type: "result"}`: a live query's value. */
-export interface ResultFrame {
-  readonly type: "result";
-  readonly id: string;
-  readonly value: unknown;
-  readonly cursor: string;
-}
-
-/** `{type: "error"}`: with an id, that subscription failed (and is closed). */
-export interface ErrorFrame {
-  readonly type: "error";
-  readonly id?: string;
-  readonly error: { readonly code: string; readonly message: string };
-}
-
-/** Every frame a server sends. */
-export type ServerFrame =
-  | SnapshotFrame
-  | ChangeFrame
-  | ResultFrame
-  | ErrorFrame
-  | { readonly type: "pong" };
-
-/** The code a subscription gets when its cursor can no longer be served: reload. */
-export const RESYNC_REQUIRED = "RESYNC_REQUIRED";
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function isRow(value: unknown): value is LiveRow {
-  return isRecord(value) && typeof value.id === "string";
-}
-
-const CHANGE_OPS: ReadonlySet<unknown> = new Set(["insert", "update", "delete", "remove"]);
-
-/** The frame `text` holds, or null for anything this client does not understand. */
-export function parseServerFrame(text: string): ServerFrame | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (!isRecord(value)) return null;
-  const { type, id, cursor } = value;
-  switch (type) {
-    case "snapshot":
-      return typeof id === "string" &&
-        typeof cursor === "string" &&
-        Array.isArray(value.rows) &&
-        value.rows.every(isRow)
-        ? (value as unknown as SnapshotFrame)
-        : null;
-    case "change":
-      return typeof id === "string" &&
-        typeof cursor === "string" &&
-        typeof value.rowId === "string" &&
-        CHANGE_OPS.has(value.op) &&
-        (value.row === undefined || isRow(value.row))
-        ? (value as unknown as ChangeFrame)
-        : null;
-    case "result":
-      return typeof id === "string" && typeof cursor === "string" && "value" in value
-        ? (value as unknown as ResultFrame)
-        : null;
-    case "error":
-      return (id === undefined || typeof id === "string") &&
-        isRecord(value.error) &&
-        typeof value.error.code === "string"
-        ? (value as unknown as ErrorFrame)
-        : null;
-    case "pong":
-      return { type: "pong" };
-    default:
-      return null;
-  }
-}
+export {
+  type ChangeFrame,
+  type LiveRow,
+  parseServerFrame,
+  RESYNC_REQUIRED,
+  type ServerFrame,
+  type SnapshotFrame,
+  WS_CLOSE_CODES,
+  WS_PROTOCOL,
+} from "@svc/schema/live-frames";
 
 /** The `SvcError` of an `error` frame (status 0: no HTTP answer carried it). */
 export function errorOfFrame(frame: ErrorFrame): SvcError {
@@ -151,7 +72,7 @@ export interface QueryTarget {
 export type LiveTarget = EntityTarget | QueryTarget;
 
 /** The `subscribe` frame for `target` under the wire id `id`. */
-export function subscribeFrame(id: string, target: LiveTarget): Record<string, unknown> {
+export function subscribeFrame(id: string, target: LiveTarget): SubscribeFrame | LiveQueryFrame {
   if (target.kind === "query") {
     return { type: "subscribe", id, query: target.query, args: target.args ?? {} };
   }

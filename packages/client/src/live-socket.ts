@@ -7,6 +7,8 @@ import {
   RESYNC_REQUIRED,
   type ServerFrame,
   subscribeFrame,
+  WS_CLOSE_CODES,
+  WS_PROTOCOL,
 } from "./live-frames.js";
 import type { LiveStatusListener } from "./live-status.js";
 
@@ -27,12 +29,10 @@ export type WebSocketConstructor = new (
   protocols?: string | string[],
 ) => WebSocketLike;
 
-/** The subprotocol of svc's frames, offered beside `bearer.<token>`. */
-const WS_PROTOCOL = "svc.v1";
 const OPEN = 1;
 const NORMAL_CLOSURE = 1000;
 /** The server closes with 1008 when there is no caller: retrying cannot help. */
-const POLICY_VIOLATION = 1008;
+const { POLICY_VIOLATION } = WS_CLOSE_CODES;
 
 /** Options of `createSocketManager`. */
 export interface SocketManagerOptions {

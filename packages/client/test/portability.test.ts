@@ -16,14 +16,27 @@ const packagesOf = (text: string): (string | undefined)[] =>
     .map((match) => match[1])
     .filter((path) => !path?.startsWith("./") && !path?.startsWith("../"));
 
+/**
+ * The one package module the client imports: the live wire protocol,
+ * defined once for the server and the client (see its header).
+ */
+const SHARED_FRAMES = "@svc/schema/live-frames";
+const sharedFramesSource = join(import.meta.dirname, "../../schema/src/live-frames.ts");
+
 describe("browser safety", () => {
   // The client must run in browsers without polyfills: only fetch, URL,
   // URLSearchParams, AbortController, crypto.getRandomValues, WebSocket
   // and the streams' TextDecoderStream.
-  it.each(files)("%s uses no Node-only API and imports no package", (name) => {
+  it.each(files)("%s uses no Node-only API and imports no package but the live frames", (name) => {
     const text = readFileSync(join(src, name), "utf8");
     expect(text).not.toMatch(/from "node:|require\(|\bBuffer\b|\bprocess\.|__dirname/);
-    expect(packagesOf(text)).toEqual([]);
+    expect(packagesOf(text).filter((path) => path !== SHARED_FRAMES)).toEqual([]);
+  });
+
+  it("the shared live frames use no Node-only API and import nothing", () => {
+    const text = readFileSync(sharedFramesSource, "utf8");
+    expect(text).not.toMatch(/from "node:|require\(|\bBuffer\b|\bprocess\.|__dirname/);
+    expect([...text.matchAll(/^import /gm)]).toEqual([]);
   });
 
   // `@svc/client/react` adds react (a peer dependency) and nothing else.

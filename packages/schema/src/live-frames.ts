@@ -129,6 +129,9 @@ export type ServerFrame<TCode extends string = string> =
 /** The code a subscription gets when its cursor can no longer be served: reload. */
 export const RESYNC_REQUIRED = "RESYNC_REQUIRED";
 
+/** The WebSocket subprotocol of these frames; a client offers it beside `bearer.<token>`. */
+export const WS_PROTOCOL = "svc.v1";
+
 /** The largest text frame a client may send (64 KiB); a larger one closes the socket with 1009. */
 export const MAX_CLIENT_FRAME_BYTES = 64 * 1024;
 

@@ -10,8 +10,10 @@ import { originTrusted, pathOf, refuse, resolveCaller } from "./upgrade.js";
 import { type Connection, openConnection } from "./ws-connection.js";
 import { MAX_CLIENT_FRAME_BYTES, OPERATOR_CLOSE, WS_CLOSE_CODES } from "./ws-frames.js";
 
-/** The subprotocol of svc's frames; a client may offer it beside `bearer.<token>`. */
-export const WS_PROTOCOL = "svc.v1";
+import { WS_PROTOCOL } from "@svc/schema/live-frames";
+
+/** The subprotocol of svc's frames (shared with the client); a client may offer it beside `bearer.<token>`. */
+export { WS_PROTOCOL };
 /** Default bound of a connection's outgoing queue: 1 MiB. */
 export const DEFAULT_WS_MAX_QUEUE = 1024 * 1024;
 /** Default interval of the server's keepalive pings: 30 s. */
