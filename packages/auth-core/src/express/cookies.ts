@@ -1,4 +1,5 @@
-import { parseCookie, stringifySetCookie } from "cookie";
+import { readCookie } from "@svc/schema/http";
+import { stringifySetCookie } from "cookie";
 import type { Request } from "express";
 import type { CookieSettings } from "../cookie-settings.js";
 import type { ClientInfo } from "../session-store.js";
@@ -8,12 +9,10 @@ export type { CookieSettings };
 /** The session cookie's name. */
 export const SESSION_COOKIE = "svc_session";
 
-/** The value of cookie `name` in a `Cookie` header, or undefined. */
-export function readCookie(header: string | undefined, name: string): string | undefined {
-  if (header === undefined || !header.includes(name)) return undefined;
-  const value = parseCookie(header)[name];
-  return value === undefined || value === "" ? undefined : value;
-}
+// The value of cookie `name` in a `Cookie` header, or undefined: the
+// caller seam's reader (@svc/schema/http), so the gate and this package
+// read cookies alike.
+export { readCookie };
 
 /** `Set-Cookie` for a new session: HttpOnly always, for the session's lifetime. */
 export function sessionCookie(token: string, maxAgeSecs: number, settings: CookieSettings): string {
