@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import type { AuthContext } from "@svc/schema";
+import { WS_PROTOCOL } from "@svc/schema/live-frames";
 import type { WebSocket } from "ws";
 import type { Sync } from "./create-sync.js";
 import { createFanout, followChanges } from "./fanout/peers.js";
@@ -9,8 +10,6 @@ import { type Authenticate, createLiveCallers, type LiveCallers } from "./live-c
 import { originTrusted, pathOf, refuse, resolveCaller } from "./upgrade.js";
 import { type Connection, openConnection } from "./ws-connection.js";
 import { MAX_CLIENT_FRAME_BYTES, OPERATOR_CLOSE, WS_CLOSE_CODES } from "./ws-frames.js";
-
-import { WS_PROTOCOL } from "@svc/schema/live-frames";
 
 /** The subprotocol of svc's frames (shared with the client); a client may offer it beside `bearer.<token>`. */
 export { WS_PROTOCOL };
