@@ -3,3 +3,8 @@ export {
   type FunctionCaller,
   type FunctionRouterOptions,
 } from "./express/function-router.js";
+export {
+  type FunctionsModule,
+  type FunctionsModuleOptions,
+  functionsModule,
+} from "./express/functions-module.js";
