@@ -1,14 +1,22 @@
+import {
+  MAX_SHARD_DATA_BYTES,
+  readFrameObject,
+  type ShardServerFrame,
+  type ShardWelcomeFrame,
+  WS_CLOSE_CODES,
+} from "@svc/schema/live-frames";
 import { SvcError } from "./errors.js";
 
-// The shard transport's wire format, as @svc/sync's `shards/frames.ts`
-// defines it (the client imports no package, so the shapes are restated
-// here and the server's frames are checked by hand at the edge).
+// The shard transport's wire format is defined once, in
+// @svc/schema/live-frames (shared with the server; see live-frames.ts here
+// for why there). What stays here is the client's own: its view of members
+// (with a typed presence), the reader that checks what arrives, and how a
+// close is told to the app.
 
-/** The subprotocol of svc's shard frames, offered beside `bearer.<token>`. */
-export const SHARD_PROTOCOL = "svc.shard.v1";
+export { SHARD_PROTOCOL } from "@svc/schema/live-frames";
 
 /** The largest `data` (presence or message) the server accepts, as JSON: 32 KiB. */
-export const MAX_ROOM_DATA_BYTES = 32 * 1024;
+export const MAX_ROOM_DATA_BYTES = MAX_SHARD_DATA_BYTES;
 
 /** A member of a room as the server shows it: one connection (one tab) of one user. */
 export interface RoomMember<TPresence = unknown> {
@@ -20,22 +28,14 @@ export interface RoomMember<TPresence = unknown> {
   readonly presence: TPresence | null;
 }
 
-/** `{type: "welcome"}`: the join succeeded; every member in join order, the joiner last. */
-export interface WelcomeFrame {
-  readonly type: "welcome";
-  readonly self: { readonly connectionId: string; readonly userId: string | null };
-  readonly members: readonly RoomMember[];
-}
+/**
+ * `{type: "welcome"}`: the join succeeded; every member in join order, the
+ * joiner last. The client does not read the frame's `room` (it knows it).
+ */
+export type WelcomeFrame = Omit<ShardWelcomeFrame, "room">;
 
 /** Every frame of the shard transport this client understands. */
-export type RoomServerFrame =
-  | WelcomeFrame
-  | { readonly type: "join"; readonly member: RoomMember }
-  | { readonly type: "leave"; readonly connectionId: string }
-  | { readonly type: "presence"; readonly connectionId: string; readonly data: unknown }
-  | { readonly type: "message"; readonly from: string; readonly data: unknown }
-  | { readonly type: "error"; readonly error: { readonly code: string; readonly message: string } }
-  | { readonly type: "pong" };
+export type RoomServerFrame = Exclude<ShardServerFrame, ShardWelcomeFrame> | WelcomeFrame;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -56,13 +56,8 @@ function isMember(value: unknown): value is RoomMember {
 
 /** The frame `text` holds, or null for anything this client does not understand. */
 export function parseRoomFrame(text: string): RoomServerFrame | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (!isRecord(value)) return null;
+  const value = readFrameObject(text);
+  if (value === null) return null;
   switch (value.type) {
     case "welcome": {
       const { self, members } = value;
@@ -130,8 +125,7 @@ export function encodeDataFrame(
 }
 
 /** Close codes of the shard transport the client tells apart. */
-const POLICY_VIOLATION = 1008;
-const TRY_AGAIN_LATER = 1013;
+const { POLICY_VIOLATION, TRY_AGAIN_LATER } = WS_CLOSE_CODES;
 
 /**
  * How a close the client did not ask for is handled: `refused` (a join

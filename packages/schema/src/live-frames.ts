@@ -1,6 +1,6 @@
-// The live wire protocol of svc (`/ws` and `/events`): the frames a client
-// sends, the frames a server sends, the close codes, and the one reader of
-// server frames. Server (@svc/sync) and client (@svc/client) both import
+// The live wire protocols of svc (`/ws` and `/events`, and the shards at
+// `/shard/<kind>[/<key>]`): the frames a client sends, the frames a server
+// sends, the close codes and bounds, and the readers of server frames. Server (@svc/sync) and client (@svc/client) both import
 // this module, so the protocol is defined once.
 //
 // Why here, on its own subpath (`@svc/schema/live-frames`): the client runs
@@ -162,6 +162,20 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/**
+ * The JSON object `text` holds, or null (not JSON, or not an object): where
+ * every reader of frames starts before it checks the fields of one `type`.
+ */
+export function readFrameObject(text: string): Record<string, unknown> | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  return isRecord(value) ? value : null;
+}
+
 function isRow(value: unknown): value is LiveRow {
   return isRecord(value) && typeof value.id === "string";
 }
@@ -178,13 +192,8 @@ const CHANGE_OPS: ReadonlySet<unknown> = new Set(["insert", "update", "delete", 
  * parseServerFrame("{}"); // null
  */
 export function parseServerFrame(text: string): ServerFrame | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (!isRecord(value)) return null;
+  const value = readFrameObject(text);
+  if (value === null) return null;
   const { type, id, cursor } = value;
   switch (type) {
     case "snapshot":
@@ -218,3 +227,106 @@ export function parseServerFrame(text: string): ServerFrame | null {
       return null;
   }
 }
+
+// Shards (rooms): presence and messages among the members of one room
+// instance, over their own WebSocket subprotocol.
+
+/** The WebSocket subprotocol of shard frames; a client offers it beside `bearer.<token>`. */
+export const SHARD_PROTOCOL = "svc.shard.v1";
+/** The largest text frame a shard client may send (64 KiB); a larger one closes the socket with 1009. */
+export const MAX_SHARD_FRAME_BYTES = 64 * 1024;
+/** The largest `data` (presence or message) a client may send, as JSON: 32 KiB. */
+export const MAX_SHARD_DATA_BYTES = 32 * 1024;
+/** How deeply a frame's `data` may nest. */
+export const MAX_SHARD_DATA_DEPTH = 32;
+
+/**
+ * Every frame a shard client may send, as JSON text:
+ *
+ * - `{type: "presence", data}` replaces the sender's presence state (any
+ *   JSON value) and tells the other members.
+ * - `{type: "message", data, to?}` sends `data` to the room's other members,
+ *   or only to the member whose connection id is `to`; with room logic, its
+ *   `onMessage` decides instead.
+ * - `{type: "ping"}` is answered with `{type: "pong"}`.
+ *
+ * `data` must be present (null is a value) and at most
+ * `MAX_SHARD_DATA_BYTES` of JSON nested at most `MAX_SHARD_DATA_DEPTH` deep.
+ */
+export type ShardClientFrame =
+  | { readonly type: "presence"; readonly data: unknown }
+  | { readonly type: "message"; readonly data: unknown; readonly to?: string }
+  | { readonly type: "ping" };
+
+/** A member as frames show it. */
+export interface ShardMemberView {
+  readonly connectionId: string;
+  /** Null for the admin token. */
+  readonly userId: string | null;
+  /** The member's last presence `data`; null until it sends one. */
+  readonly presence: unknown;
+}
+
+/**
+ * The first frame after a successful join: who the client is, and every
+ * member of the room instance in join order (itself included, last).
+ */
+export interface ShardWelcomeFrame {
+  readonly type: "welcome";
+  readonly self: { readonly connectionId: string; readonly userId: string | null };
+  /** The room kind and instance key (null without one). */
+  readonly room: { readonly name: string; readonly key: string | null };
+  readonly members: readonly ShardMemberView[];
+}
+
+/** Another member joined (sent to the others, not to the one joining). */
+export interface ShardJoinFrame {
+  readonly type: "join";
+  readonly member: ShardMemberView;
+}
+
+/** A member left (its socket closed). */
+export interface ShardLeaveFrame {
+  readonly type: "leave";
+  readonly connectionId: string;
+}
+
+/** A member changed its presence state (sent to the others). */
+export interface ShardPresenceFrame {
+  readonly type: "presence";
+  readonly connectionId: string;
+  readonly data: unknown;
+}
+
+/** A message from a member (its connection id) or from the room logic (`"server"`). */
+export interface ShardMessageFrame {
+  readonly type: "message";
+  readonly from: string;
+  readonly data: unknown;
+}
+
+/**
+ * A failure; the connection stays open except for a refused join (then the
+ * close follows). Codes: the shard transport's own (`INVALID_FRAME`,
+ * `DATA_TOO_LARGE`, `MEMBER_NOT_FOUND`, `INTERNAL_ERROR`), or the code of an
+ * error the room logic raised (`ctx.error`).
+ */
+export interface ShardErrorFrame {
+  readonly type: "error";
+  readonly error: { readonly code: string; readonly message: string };
+}
+
+/** The answer to `ping`. */
+export interface ShardPongFrame {
+  readonly type: "pong";
+}
+
+/** Every frame the shard server sends, as JSON text. */
+export type ShardServerFrame =
+  | ShardWelcomeFrame
+  | ShardJoinFrame
+  | ShardLeaveFrame
+  | ShardPresenceFrame
+  | ShardMessageFrame
+  | ShardErrorFrame
+  | ShardPongFrame;

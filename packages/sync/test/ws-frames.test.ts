@@ -1,9 +1,12 @@
-import type { ClientFrame as SharedClientFrame } from "@svc/schema/live-frames";
+import type {
+  ClientFrame as SharedClientFrame,
+  ShardClientFrame as SharedShardClientFrame,
+} from "@svc/schema/live-frames";
 import { describe, expectTypeOf, it } from "vitest";
-import type { ClientFrame } from "../src/index.js";
+import type { ClientFrame, ShardClientFrame } from "../src/index.js";
 
-// The live protocol is defined once, in @svc/schema/live-frames; the zod
-// schema the server validates client frames with must admit exactly those
+// The live protocols are defined once, in @svc/schema/live-frames; the zod
+// schemas the server validates client frames with must admit exactly those
 // frames. This stops compiling when either side changes alone.
 
 /** Whether each of two types is assignable to the other (readonly aside). */
@@ -13,5 +16,11 @@ describe("clientFrameSchema", () => {
   it("infers the shared ClientFrame", () => {
     expectTypeOf<Agree<ClientFrame, SharedClientFrame>>().toEqualTypeOf<true>();
     expectTypeOf<Agree<ClientFrame, { type: "ping"; extra: 1 }>>().toEqualTypeOf<false>();
+  });
+});
+
+describe("shardClientFrameSchema", () => {
+  it("infers the shared ShardClientFrame", () => {
+    expectTypeOf<Agree<ShardClientFrame, SharedShardClientFrame>>().toEqualTypeOf<true>();
   });
 });

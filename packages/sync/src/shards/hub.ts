@@ -2,6 +2,7 @@ import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { type CompiledPolicies, checkJoin, type ExistsResolver } from "@svc/policy-engine";
 import type { AuthContext, RoomDef, RoomLogic } from "@svc/schema";
+import { SHARD_PROTOCOL } from "@svc/schema/live-frames";
 import { createFanout } from "../fanout/peers.js";
 import { createUpgradeServer } from "../fanout/socket-peer.js";
 import { type Authenticate, createLiveCallers, type LiveCallers } from "../live-callers.js";
@@ -14,8 +15,8 @@ import { type MemberSocket, openMember } from "./member.js";
 import { createRoomInstance, type ShardTimers } from "./room.js";
 import { createLocalRooms, type InstanceFactory, type RoomDirectory } from "./rooms.js";
 
-/** The subprotocol of svc's shard frames; a client may offer it beside `bearer.<token>`. */
-export const SHARD_PROTOCOL = "svc.shard.v1";
+/** The subprotocol of svc's shard frames (shared with the client); a client may offer it beside `bearer.<token>`. */
+export { SHARD_PROTOCOL };
 /** Default bound of a member's outgoing queue: 1 MiB. */
 export const DEFAULT_SHARD_MAX_QUEUE = 1024 * 1024;
 /** Default interval of `onTick` when neither the manifest nor the logic sets one: 1 s. */
