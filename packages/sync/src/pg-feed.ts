@@ -115,6 +115,9 @@ const HELLO = "hello";
 // The third part of an announcement from a server that does not follow:
 // its commits are news to the others, but it wants none of theirs.
 const QUIET = "quiet";
+// A server that pauses says so, so the others stop taking it for a
+// follower at once rather than after five presences.
+const BYE = "bye";
 const DEFAULT_IDLE_MS = 1000;
 
 /** Throws `INVALID_CHANNEL` unless `channel` is a plain lower-case identifier (LISTEN takes no parameter). */
@@ -288,6 +291,7 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
   const peers = new Map<string, number>();
   let presenceTimer: NodeJS.Timeout | undefined;
   let helloWanted = false;
+  let byeWanted = false;
   // Connections being ended, so `close()` can wait for their sockets.
   const ending = new Set<Promise<void>>();
   let waiters: { resolve(): void; reject(error: unknown): void }[] = [];
@@ -498,8 +502,18 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
   const sendAnnouncements = async (): Promise<void> => {
     announcing = true;
     try {
-      while ((announce !== undefined || helloWanted) && current !== undefined && !closed) {
+      while (
+        (announce !== undefined || helloWanted || byeWanted) &&
+        current !== undefined &&
+        !closed
+      ) {
         const name = await resolveChannel();
+        if (byeWanted) {
+          byeWanted = false;
+          if (follows) continue;
+          await current.query("select pg_notify($1, $2)", [name, `${feedId}:${BYE}`]);
+          continue;
+        }
         if (helloWanted) {
           helloWanted = false;
           if (!follows) continue;
@@ -572,11 +586,11 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
         const [sender, announced, flag] = (message.payload ?? "").split(":");
         // Our own commits were read already after their local publish.
         if (sender === feedId) return;
-        if (flag === QUIET) {
+        if (flag === QUIET || announced === BYE) {
           // A paused server: its commits are news, it wants none of ours.
           if (sender !== undefined) peers.delete(sender);
         } else if (announced !== undefined && sender !== undefined) heardFrom(sender);
-        if (announced === HELLO) return;
+        if (announced === HELLO || announced === BYE) return;
         // Paused: other servers' commits are nobody's here.
         if (!follows) return;
         // "<sender>:<cursor>", "<sender>:" (a reset), or an older server's "<cursor>".
@@ -680,6 +694,7 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
   const resume = (): void => {
     follows = true;
     resumes += 1;
+    byeWanted = false;
     // Others learn of this server again and announce their commits to it;
     // a peer that hears the hello tells it its newest commit, so what was
     // committed before is read too.
@@ -705,6 +720,9 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
     cancelResume = undefined;
     releaseStartWaiters();
     notifyFollowing(false);
+    // The others stop announcing to this server now, not five presences later.
+    byeWanted = true;
+    if (current !== undefined && !announcing) void sendAnnouncements();
   };
 
   return {

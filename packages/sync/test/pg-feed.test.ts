@@ -3,7 +3,7 @@ import { createStore, type Store, type StoreDatabase } from "@svc/store";
 import { openPostgres } from "@svc/store/pg";
 import { openSqlite } from "@svc/store/sqlite";
 import { type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
-import { sql } from "kysely";
+import { type Kysely, sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   ChangeFeedError,
@@ -13,6 +13,9 @@ import {
   reconnectDelay,
   syncMigrations,
 } from "../src/index.js";
+import { createPgFeed } from "../src/pg-feed.js";
+import { committedTop, positionBounds, readPositioned } from "../src/pg-positions.js";
+import type { SyncTables } from "../src/tables.js";
 import { syncManifest } from "./fixture.js";
 
 // Several servers on one Postgres database: each log learns of the others'
@@ -523,10 +526,76 @@ describe.skipIf(postgres === undefined)("following on demand on Postgres", () =>
       expect(q.received).toEqual([]);
       release();
       expect(await p.log.feedStatus()).toMatchObject({ paused: true });
+      // P says bye: Q stops announcing to it at once, not five presences later.
+      await waitFor(() => channel.payloads.includes(`${pId}:bye`), "P's bye");
+      channel.payloads.length = 0;
+      await insert(q, 2);
+      await insert(p);
+      await sleep(PRESENCE_MS * 2);
+      expect(channel.payloads).toEqual([]);
       expect([...p.errors, ...q.errors]).toEqual([]);
       expect(p.resets).toEqual([]);
     } finally {
       await channel.close();
+    }
+  });
+
+  it("settled() after follow() waits for the tail's new start point, however slow its read", async () => {
+    const p = await startServer();
+    const q = await startServer();
+    const db = p.connection.db as unknown as Kysely<SyncTables>;
+    // The tail's read of its start point waits for the test to open the gate.
+    let open = (): void => undefined;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const received: number[] = [];
+    const feed = createPgFeed({
+      db,
+      listen: { connectionString: target.url, onDemand: true, idleMs: 0, presenceMs: PRESENCE_MS },
+      read: async (since, limit) =>
+        (await readPositioned(db, since, limit)).map((row) => ({
+          cursor: Number(row.pos),
+          op: row.op,
+        })),
+      bounds: async () => {
+        await gate;
+        return positionBounds(db);
+      },
+      top: () => committedTop(db),
+      deliver: (entries) => received.push(...entries.map((entry) => entry.cursor)),
+      reset: () => undefined,
+      onError: (error) => p.errors.push(error),
+      now: Date.now,
+    });
+    try {
+      await feed.ready();
+      // Paused: nothing to wait for.
+      await feed.settled();
+      const release = feed.follow();
+      let settled = false;
+      const settling = feed.settled().then(() => {
+        settled = true;
+      });
+      // A commit while the start point is being read: it is in the tail's
+      // start or after it, and a cursor read after `settled()` covers it.
+      await insert(q);
+      await sleep(PRESENCE_MS);
+      expect(settled).toBe(false);
+      expect(feed.following()).toBe(false);
+      open();
+      await settling;
+      expect(feed.following()).toBe(true);
+      const start = feed.status().delivered ?? -1;
+      expect(start).toBe((await positionBounds(db)).latest);
+      await insert(q);
+      const last = await committedTop(db);
+      await waitFor(() => received.includes(last), "the commit after the start point");
+      expect(received).toEqual([last]);
+      release();
+      expect(feed.status().paused).toBe(true);
+    } finally {
+      await feed.close();
     }
   });
 
