@@ -151,7 +151,13 @@ describe.skipIf(postgres === undefined)("cross-server feed metrics on Postgres",
       const received: number[] = [];
       log.subscribe((changes) => received.push(...changes.map((change) => change.cursor)));
       await log.ready();
-      expect(await log.feedStatus()).toEqual({ listening: true, heldMs: 0, pendingEntries: 0 });
+      expect(await log.feedStatus()).toEqual({
+        listening: true,
+        heldMs: 0,
+        pendingEntries: 0,
+        paused: false,
+        resumes: 0,
+      });
 
       // An older transaction with an id of its own stays open while a
       // newer one commits: the tail may not pass it.
@@ -190,7 +196,13 @@ describe.skipIf(postgres === undefined)("cross-server feed metrics on Postgres",
       await waitFor(() => received.length === 2, "the held entries");
       expect(calls.published).toEqual([2]);
       expect(calls.delivered).toEqual([{ entries: 2, lagMs: clock - written }]);
-      expect(await log.feedStatus()).toEqual({ listening: true, heldMs: 0, pendingEntries: 0 });
+      expect(await log.feedStatus()).toEqual({
+        listening: true,
+        heldMs: 0,
+        pendingEntries: 0,
+        paused: false,
+        resumes: 0,
+      });
     } finally {
       release();
       await holding?.catch(() => undefined);
