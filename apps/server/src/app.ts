@@ -22,7 +22,7 @@ import { ServerError, toErrorResponse } from "./errors.js";
 import { type AgentRoutesOptions, registerAgentRoutes } from "./http/agent-routes.js";
 import { appPages } from "./http/app-pages.js";
 import { createServerMetrics, type ServerMetrics } from "./http/metrics.js";
-import { apiGate, authOf } from "./http/request-auth.js";
+import { apiGate } from "./http/request-auth.js";
 import { normalizeRequestTarget } from "./http/request-target.js";
 import { registerOperationalRoutes, registerTestResetRoute } from "./http/routes/operational.js";
 import { createStorageHealth, type StorageHealth } from "./http/storage-health.js";
@@ -159,7 +159,7 @@ export function createApp(options: AppOptions): App {
   // The hottest routers first; each registers its routes flat with their
   // full paths, so the metrics label is the whole template. Only routes
   // that read a body get the JSON parser.
-  const routeOptions = { caller: authOf, bodyLimitBytes: options.bodyLimitBytes };
+  const routeOptions = { bodyLimitBytes: options.bodyLimitBytes };
   app.use(createFunctionRouter(options.functions, routeOptions));
   app.use(
     createEntityRouter(options.store, {

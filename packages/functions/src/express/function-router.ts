@@ -1,4 +1,5 @@
 import type { AuthContext } from "@svc/schema";
+import { getCaller } from "@svc/schema/http";
 import { IDEMPOTENCY_HEADER, jsonBody, sendAnswer } from "@svc/store/express";
 import express, { type Request, type Response, type Router } from "express";
 import type { FunctionRunner } from "../create-function-runner.js";
@@ -9,10 +10,11 @@ export type FunctionCaller = Pick<FunctionRunner, "run">;
 /** What `createFunctionRouter` needs beside the runner. */
 export interface FunctionRouterOptions {
   /**
-   * The caller of a request, as the app's authentication resolved it
-   * (@svc/auth-core's `getAuth`, after its `authenticate` middleware).
+   * The caller of a request. Default `getCaller` of @svc/schema/http: the
+   * caller the app's gate recorded (@svc/auth-core's `authenticate`, or a
+   * gate of the app's own that calls `setCaller`).
    */
-  readonly caller: (req: Request) => AuthContext;
+  readonly caller?: (req: Request) => AuthContext;
   /** The largest JSON body accepted, in bytes (413 `PAYLOAD_TOO_LARGE` beyond). Default 1 MiB. */
   readonly bodyLimitBytes?: number;
 }
@@ -45,17 +47,17 @@ async function callFunction(
  * response); a query ignores it. Errors go to the app's error handler
  * (`toErrorResponse` of @svc/schema) with the runner's codes.
  *
- * Mount it after the app's authentication (it reads `options.caller(req)`).
+ * Mount it after the app's gate, which records the caller (see `caller`).
  *
  * @example
- * app.use(authenticate({ resolvers }));
- * app.use(createFunctionRouter(runner, { caller: getAuth }));
+ * app.use(authenticate({ resolvers })); // @svc/auth-core/express
+ * app.use(createFunctionRouter(runner));
  */
 export function createFunctionRouter(
   runner: FunctionCaller,
-  options: FunctionRouterOptions,
+  options: FunctionRouterOptions = {},
 ): Router {
-  const { caller } = options;
+  const caller = options.caller ?? getCaller;
   const router = express.Router({ caseSensitive: true });
   router.post("/api/fn/:name", jsonBody(options.bodyLimitBytes ?? 1024 * 1024), (req, res) =>
     callFunction(runner, caller, req, res),

@@ -1,4 +1,5 @@
 import { type AuthContext, isWireError } from "@svc/schema";
+import { getCaller } from "@svc/schema/http";
 import express, { type Request, type RequestHandler, type Router } from "express";
 import { z } from "zod";
 import { StoreError } from "../errors.js";
@@ -19,10 +20,11 @@ export const MAX_BATCH_OPERATIONS = 1000;
 /** What `createEntityRouter` needs beside the store. */
 export interface EntityRouterOptions {
   /**
-   * The caller of a request, as the app's authentication resolved it
-   * (@svc/auth-core's `getAuth`, after its `authenticate` middleware).
+   * The caller of a request. Default `getCaller` of @svc/schema/http: the
+   * caller the app's gate recorded (@svc/auth-core's `authenticate`, or a
+   * gate of the app's own that calls `setCaller`).
    */
-  readonly caller: (req: Request) => AuthContext;
+  readonly caller?: (req: Request) => AuthContext;
   /** The largest JSON body accepted, in bytes (413 `PAYLOAD_TOO_LARGE` beyond). Default 1 MiB. */
   readonly bodyLimitBytes?: number;
   /** Where `Idempotency-Key` writes are recorded. Default `createIdempotency(store)`. */
@@ -76,15 +78,15 @@ function atOperation(index: number, error: unknown): unknown {
  *   transaction; one bad operation and nothing is written, the error names
  *   its index. Answers `{ids}` in operation order.
  *
- * Mount it after the app's authentication (it reads `options.caller(req)`);
+ * Mount it after the app's gate, which records the caller (see `caller`);
  * errors go to the app's error handler (`toErrorResponse` of @svc/schema).
  *
  * @example
- * app.use(authenticate({ resolvers }));
- * app.use(createEntityRouter(store, { caller: getAuth }));
+ * app.use(authenticate({ resolvers })); // @svc/auth-core/express
+ * app.use(createEntityRouter(store));
  */
-export function createEntityRouter(store: Store, options: EntityRouterOptions): Router {
-  const { caller } = options;
+export function createEntityRouter(store: Store, options: EntityRouterOptions = {}): Router {
+  const caller = options.caller ?? getCaller;
   const idempotency = options.idempotency ?? createIdempotency(store);
   const body = jsonBody(options.bodyLimitBytes ?? 1024 * 1024);
   const router = express.Router({ caseSensitive: true });
