@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AuthContext } from "@svc/schema";
+import type { CallerRequestInfo, CallerResolver } from "@svc/schema/http";
 import type { Kysely } from "kysely";
 import type { EntityTables, StoreDialect } from "./database.js";
 import type { PackageMigrations } from "./package-migrations.js";
@@ -16,22 +17,15 @@ export type ModuleHandler = {
   handle(req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void): void;
 }["handle"];
 
-/** What a bearer resolver is told about the request beside the token. */
-export interface BearerRequestInfo {
-  readonly ip: string | undefined;
-  readonly userAgent: string | undefined;
-  readonly cookie: string | undefined;
-}
+/** What a bearer resolver is told beside the token: @svc/schema's, shared with the live transports. */
+export type BearerRequestInfo = CallerRequestInfo;
 
 /**
  * Turns a bearer token into a caller, or null when the token is not of its
- * kind (the next resolver is tried). Throws a wire error for a token of its
- * kind that is bad (expired, revoked).
+ * kind (the next resolver is tried); @svc/schema's `CallerResolver`, so the
+ * composed list is what `resolveCaller` (the HTTP gate, the live upgrade) takes.
  */
-export type ModuleBearerResolver = (
-  token: string,
-  info: BearerRequestInfo,
-) => AuthContext | null | Promise<AuthContext | null>;
+export type ModuleBearerResolver = CallerResolver;
 
 /** The log a module writes to: pino's call shape, so a pino logger is one. */
 export interface ModuleLog {
