@@ -1,6 +1,6 @@
-import type { BearerResolver } from "@svc/auth-core/express";
 import type { Billing } from "@svc/billing";
 import type { AuthContext } from "@svc/schema";
+import type { CallerResolver } from "@svc/schema/http";
 
 /**
  * Adds the caller's billing entitlements (the price ids of their active
@@ -20,7 +20,7 @@ export async function withEntitlements(
 /** A bearer resolver whose callers carry their entitlements. */
 export function entitledResolver(
   billing: Pick<Billing, "entitlementIds">,
-  resolve: BearerResolver,
-): BearerResolver {
+  resolve: CallerResolver,
+): CallerResolver {
   return async (token, request) => withEntitlements(billing, await resolve(token, request));
 }

@@ -1,11 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
-import { type BearerResolver, readCookie, SESSION_COOKIE } from "@svc/auth-core/express";
 import type { ExistsResolver } from "@svc/policy-engine";
-import type { AuthContext, RoomLogic } from "@svc/schema";
+import type { RoomLogic } from "@svc/schema";
+import type { CallerSources } from "@svc/schema/http";
 import {
-  type Authenticate,
   attachShards,
   attachWebSocket,
   createEventStreams,
@@ -36,7 +35,8 @@ export interface LiveTransportOptions {
   readonly port: number;
   readonly host: string | undefined;
   readonly sync: Sync;
-  readonly authenticate: Authenticate;
+  /** Where callers come from: the bearer resolvers and session cookie of the HTTP gate. */
+  readonly authenticate: CallerSources;
   /**
    * The callers of every open live connection, shared by the three
    * transports: one per-user and per-address bound across them, and the
@@ -71,33 +71,6 @@ export interface LiveTransports {
   readonly events: EventStreams;
   /** Closes sockets (1001) and streams, then the side listeners. */
   close(timeoutMs: number): Promise<void>;
-}
-
-/**
- * Resolves the caller of a live-transport request like an HTTP request's:
- * a bearer token through the resolvers in the spec's order, else the
- * session cookie (a stale cookie is no caller).
- */
-export function liveAuthenticator(
-  resolvers: readonly BearerResolver[],
-  resolveSessionCookie: (token: string) => Promise<AuthContext | null>,
-): Authenticate {
-  return async (req, bearer) => {
-    if (bearer === undefined) {
-      const token = readCookie(req.headers.cookie, SESSION_COOKIE);
-      return token === undefined ? null : resolveSessionCookie(token);
-    }
-    const info = {
-      ip: req.socket.remoteAddress,
-      userAgent: req.headers["user-agent"],
-      cookie: req.headers.cookie,
-    };
-    for (const resolve of resolvers) {
-      const caller = await resolve(bearer, info);
-      if (caller !== null) return caller;
-    }
-    return null;
-  };
 }
 
 function notFound(res: ServerResponse): void {

@@ -25,6 +25,7 @@ import {
 } from "@svc/jobs";
 import { createStateStore, type OAuthProvider, oauthStateMigrations } from "@svc/oauth-providers";
 import type { Manifest } from "@svc/schema";
+import type { CallerSources } from "@svc/schema/http";
 import { createStore, idempotencyMigrations, type Store } from "@svc/store";
 import { openPostgres } from "@svc/store/pg";
 import { openSqlite } from "@svc/store/sqlite";
@@ -48,12 +49,7 @@ import { answerClientError } from "./http/client-error.js";
 import { createServerMetrics } from "./http/metrics.js";
 import { liveClientIp, watchCallerChanges } from "./live-callers.js";
 import { liveQueryRunner } from "./live-queries.js";
-import {
-  type LivePorts,
-  listenOnPort,
-  liveAuthenticator,
-  startLiveTransports,
-} from "./live-transports.js";
+import { type LivePorts, listenOnPort, startLiveTransports } from "./live-transports.js";
 import { internalErrorLogger } from "./logging/internal-error.js";
 import { createLogger, type ServerLogger } from "./logging/logger.js";
 import { runWithLogContext } from "./logging/request-context.js";
@@ -384,12 +380,16 @@ export async function startServer(
     const resolveSessionCookie = billingOn
       ? async (token: string) => withEntitlements(billing, await auth.resolveSession(token))
       : (token: string) => auth.resolveSession(token);
-    // Live subscriptions (`/ws`, `/events`) on the main port and the
-    // spec's side ports, authenticated like HTTP: the same bearer
-    // resolvers, else the session cookie. Browser origins allowed by CORS
-    // may connect. Their callers are re-checked when credentials or
-    // memberships change, on this server and (through the database) on others.
-    const authenticate = liveAuthenticator(resolvers, resolveSessionCookie);
+    // Where callers come from, for the HTTP gate and the live transports
+    // (`/ws`, `/events`, rooms) alike: both resolve them through
+    // @svc/schema's resolveCaller, so a credential means the same caller on
+    // every door. Browser origins allowed by CORS may connect live. Live
+    // callers are re-checked when credentials or memberships change, on this
+    // server and (through the database) on others.
+    const authenticate: CallerSources = {
+      resolvers,
+      cookie: { name: SESSION_COOKIE, resolve: resolveSessionCookie },
+    };
     const callers = createLiveCallers({
       authenticate,
       maxPerUser: config.live.maxConnectionsPerUser,
@@ -460,6 +460,7 @@ export async function startServer(
         cookie: {
           name: SESSION_COOKIE,
           resolve: resolveSessionCookie,
+          // The gate clears a stale cookie; a live connection is refused.
           clear: () => clearedSessionCookie(config.auth.cookie),
         },
       },

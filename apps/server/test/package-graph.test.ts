@@ -14,12 +14,15 @@ const allowed: Readonly<Record<string, readonly string[]>> = {
   "@svc/functions": ["@svc/schema", "@svc/store"],
   "@svc/auth-core": ["@svc/schema", "@svc/store"],
   "@svc/oauth-providers": ["@svc/schema", "@svc/store", "@svc/auth-core"],
+  // auth-core for its redirect rule and cache counters; the caller comes
+  // from @svc/schema's `getCaller(req)`, as for every router below.
   "@svc/billing": ["@svc/schema", "@svc/store", "@svc/auth-core"],
-  "@svc/sync": ["@svc/schema", "@svc/policy-engine", "@svc/store", "@svc/auth-core"],
-  // auth-core only for the admin router's `getAuth(req)`, as billing and sync.
-  "@svc/jobs": ["@svc/schema", "@svc/store", "@svc/auth-core"],
-  // auth-core only for the router's `getAuth(req)`, as jobs.
-  "@svc/files": ["@svc/schema", "@svc/store", "@svc/auth-core"],
+  // The caller seam is @svc/schema's (`resolveCaller`, `getCaller`): the
+  // live transports get the concrete resolvers from the composer, so a
+  // subscription never goes back up to auth-core, nor do jobs and files.
+  "@svc/sync": ["@svc/schema", "@svc/policy-engine", "@svc/store"],
+  "@svc/jobs": ["@svc/schema", "@svc/store"],
+  "@svc/files": ["@svc/schema", "@svc/store"],
   "@svc/agent-docs": [],
   "@svc/mcp-server": [],
   // schema only for its dependency-free `@svc/schema/live-frames` subpath: the

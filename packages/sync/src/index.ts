@@ -41,7 +41,6 @@ export {
 } from "./exists-cache.js";
 export {
   type AdmitRefusal,
-  type Authenticate,
   addressGroup,
   createLiveCallers,
   DEFAULT_MAX_CONNECTIONS_PER_IP,

@@ -66,7 +66,7 @@ describe("createLiveCallers", () => {
 
   it("refuses a user's connection past maxPerUser, and frees the place on release", () => {
     const callers = createLiveCallers({
-      authenticate: async () => alice,
+      authenticate: { resolvers: [() => alice] },
       maxPerUser: 2,
       recheckIntervalMs: 0,
     });
@@ -94,7 +94,7 @@ describe("createLiveCallers", () => {
 
   it("counts an IPv6 /64 as one address, and never bounds the admin token", () => {
     const callers = createLiveCallers({
-      authenticate: async () => null,
+      authenticate: { resolvers: [] },
       maxPerIp: 1,
       recheckIntervalMs: 0,
     });
@@ -123,9 +123,21 @@ describe("createLiveCallers", () => {
     let answer: AuthContext | null = alice;
     const seenCredentials: (string | undefined)[] = [];
     const callers = createLiveCallers({
-      authenticate: async (req, bearer) => {
-        seenCredentials.push(bearer ?? req.headers.cookie);
-        return answer;
+      // The kept credential is the session cookie: the resolvers are not asked.
+      authenticate: {
+        resolvers: [
+          (token) => {
+            seenCredentials.push(`bearer:${token}`);
+            return answer;
+          },
+        ],
+        cookie: {
+          name: "svc_session",
+          resolve: async (token) => {
+            seenCredentials.push(`cookie:${token}`);
+            return answer;
+          },
+        },
       },
       recheckIntervalMs: 0,
     });
@@ -136,7 +148,7 @@ describe("createLiveCallers", () => {
     );
     await callers.recheckUser("alice");
     expect(viaCookie.seen).toEqual([]);
-    expect(seenCredentials).toEqual(["svc_session=x"]);
+    expect(seenCredentials).toEqual(["cookie:x"]);
     answer = createAuthContext({ ...alice, tenantId: "o1", roles: ["member"] });
     await callers.recheckUser("alice");
     expect(viaCookie.seen).toEqual(["changed:o1"]);
@@ -151,9 +163,13 @@ describe("createLiveCallers", () => {
 
   it("treats a throwing resolver and another user as revoked", async () => {
     const callers = createLiveCallers({
-      authenticate: async (_req, bearer) => {
-        if (bearer === "bad") throw new Error("INVALID_API_KEY");
-        return createAuthContext({ userId: "mallory", via: "session", sessionId: "s9" });
+      authenticate: {
+        resolvers: [
+          (token) => {
+            if (token === "bad") throw new Error("INVALID_API_KEY");
+            return createAuthContext({ userId: "mallory", via: "session", sessionId: "s9" });
+          },
+        ],
       },
       recheckIntervalMs: 0,
     });
@@ -170,10 +186,14 @@ describe("createLiveCallers", () => {
     let calls = 0;
     let release: () => void = () => undefined;
     const callers = createLiveCallers({
-      authenticate: async () => {
-        calls += 1;
-        if (calls === 1) await new Promise<void>((resolve) => (release = resolve));
-        return alice;
+      authenticate: {
+        resolvers: [
+          async () => {
+            calls += 1;
+            if (calls === 1) await new Promise<void>((resolve) => (release = resolve));
+            return alice;
+          },
+        ],
       },
       recheckIntervalMs: 0,
     });
@@ -193,7 +213,7 @@ describe("listing and closing connections", () => {
   it("lists each connection's caller, transport, room and subscriptions, never its credential", () => {
     let clock = 1000;
     const callers = createLiveCallers({
-      authenticate: async () => alice,
+      authenticate: { resolvers: [() => alice] },
       recheckIntervalMs: 0,
       now: () => clock,
     });
@@ -249,7 +269,10 @@ describe("listing and closing connections", () => {
   });
 
   it("closes a connection through its handle's close, else as revoked", () => {
-    const callers = createLiveCallers({ authenticate: async () => alice, recheckIntervalMs: 0 });
+    const callers = createLiveCallers({
+      authenticate: { resolvers: [() => alice] },
+      recheckIntervalMs: 0,
+    });
     const closed: string[] = [];
     const release = callers.admit(
       { auth: alice, req: requestFrom("10.0.0.1"), bearer: "t" },
@@ -273,7 +296,7 @@ describe("createLiveCallers hold", () => {
   it("holds while at least one connection is open: taken at the first, released after the last", () => {
     const events: string[] = [];
     const callers = createLiveCallers({
-      authenticate: async () => null,
+      authenticate: { resolvers: [] },
       recheckIntervalMs: 0,
       hold: () => {
         events.push("hold");

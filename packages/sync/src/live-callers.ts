@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { AuthContext } from "@svc/schema";
+import { type CallerSources, resolveCaller } from "@svc/schema/http";
 
 /**
  * What the live transports read of a request to resolve its caller: a
@@ -16,16 +17,22 @@ export interface LiveRequest {
 }
 
 /**
- * Resolves a live request's caller: `bearer` is the token of
+ * Resolves a live request's caller through @svc/schema's `resolveCaller`,
+ * the one entry point the HTTP gate uses too: `bearer` is the token of
  * `Authorization: Bearer <token>`, else of a `bearer.<token>` subprotocol;
- * undefined when there is neither (read the session cookie then). Null, or
- * a throw, for an invalid credential. Called at connect and again whenever
- * the connection's caller is re-checked.
+ * undefined when there is neither (the session cookie is read then). Null
+ * for no caller or a token no resolver accepts; throws what a resolver
+ * throws (a bad API key). Called at connect and again whenever the
+ * connection's caller is re-checked.
  */
-export type Authenticate = (
+export async function authenticateLive(
   req: LiveRequest,
+  sources: CallerSources,
   bearer: string | undefined,
-) => Promise<AuthContext | null>;
+): Promise<AuthContext | null> {
+  const found = await resolveCaller(req, bearer === undefined ? sources : { ...sources, bearer });
+  return found.status === "bearer" || found.status === "cookie" ? found.caller : null;
+}
 
 /** Default bound of open live connections (WebSocket, SSE, rooms together) of one user: 32. */
 export const DEFAULT_MAX_CONNECTIONS_PER_USER = 32;
@@ -119,7 +126,8 @@ interface Entry {
 
 /** Options of `createLiveCallers`. */
 export interface LiveCallersOptions {
-  readonly authenticate: Authenticate;
+  /** Where callers come from (bearer resolvers, session cookie): what the transports resolve with. */
+  readonly authenticate: CallerSources;
   /** Open connections one user may hold; the admin token is not counted. Default 32. */
   readonly maxPerUser?: number;
   /** Open connections from one client address. Default 256. */
@@ -260,7 +268,7 @@ export function createLiveCallers(options: LiveCallersOptions): LiveCallers {
   const resolveAgain = async (entry: Entry): Promise<void> => {
     let next: AuthContext | null;
     try {
-      next = await options.authenticate(entry.request, entry.bearer);
+      next = await authenticateLive(entry.request, options.authenticate, entry.bearer);
     } catch {
       // The resolvers throw for a credential that is no longer valid (a revoked key).
       next = null;

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { toErrorResponse } from "@svc/schema";
+import type { CallerSources } from "@svc/schema/http";
 import type { Sync } from "./create-sync.js";
 import { SyncError } from "./errors.js";
 import {
@@ -9,8 +10,7 @@ import {
   followChanges,
   type SubscribedPeer,
 } from "./fanout/peers.js";
-import type { Authenticate } from "./live-callers.js";
-import { createLiveCallers, type LiveCallers } from "./live-callers.js";
+import { authenticateLive, createLiveCallers, type LiveCallers } from "./live-callers.js";
 import { openSession, type Session } from "./session.js";
 import { parseEventsQuery } from "./sse-query.js";
 import { bearerOf, originTrusted } from "./upgrade.js";
@@ -26,8 +26,8 @@ export const EVENTS_RETRY_MS = 2000;
 /** Options of `createEventStreams`. */
 export interface EventStreamOptions {
   readonly sync: Sync;
-  /** Resolves the caller, as for `attachWebSocket`: bearer header, else the cookie. */
-  readonly authenticate: Authenticate;
+  /** Where callers come from, as for `attachWebSocket`: bearer header, else the cookie. */
+  readonly authenticate: CallerSources;
   /** The live callers shared with the other transports (see `attachWebSocket`). Default: its own. */
   readonly callers?: LiveCallers;
   /** Origins allowed to open streams (see `attachWebSocket`); `true` trusts every origin. */
@@ -179,7 +179,7 @@ export function createEventStreams(options: EventStreamOptions): EventStreams {
     const frame = subscriptionOf(req);
     const bearer = bearerOf(req);
     if ("malformed" in bearer) throw new SyncError("AUTH_REQUIRED");
-    const auth = await options.authenticate(req, bearer.token);
+    const auth = await authenticateLive(req, options.authenticate, bearer.token);
     if (auth === null || (!auth.isAdmin && auth.userId === null)) {
       throw new SyncError("AUTH_REQUIRED");
     }

@@ -1,7 +1,8 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { AuthContext } from "@svc/schema";
-import type { Authenticate } from "./live-callers.js";
+import type { CallerSources } from "@svc/schema/http";
+import { authenticateLive } from "./live-callers.js";
 
 // Request helpers shared by the upgrade (WebSocket) and streaming (SSE)
 // transports: where the caller's credential is, whether the page's origin
@@ -59,14 +60,14 @@ export function pathOf(url: string | undefined): string {
  * The caller of a live-transport request: a signed-in user or the admin
  * token, else the reason it is refused (anonymous callers cannot subscribe).
  */
-export async function resolveCaller(
+export async function upgradeCaller(
   req: IncomingMessage,
-  authenticate: Authenticate,
+  sources: CallerSources,
 ): Promise<{ auth: AuthContext; bearer: string | undefined } | { reason: string }> {
   const bearer = bearerOf(req);
   if ("malformed" in bearer) return { reason: "the Authorization header must be Bearer <token>" };
   try {
-    const auth = await authenticate(req, bearer.token);
+    const auth = await authenticateLive(req, sources, bearer.token);
     if (auth !== null && (auth.isAdmin || auth.userId !== null)) {
       return { auth, bearer: bearer.token };
     }

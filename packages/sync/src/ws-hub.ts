@@ -1,13 +1,14 @@
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import type { AuthContext } from "@svc/schema";
+import type { CallerSources } from "@svc/schema/http";
 import { WS_PROTOCOL } from "@svc/schema/live-frames";
 import type { WebSocket } from "ws";
 import type { Sync } from "./create-sync.js";
 import { createFanout, followChanges } from "./fanout/peers.js";
 import { createUpgradeServer } from "./fanout/socket-peer.js";
-import { type Authenticate, createLiveCallers, type LiveCallers } from "./live-callers.js";
-import { originTrusted, pathOf, refuse, resolveCaller } from "./upgrade.js";
+import { createLiveCallers, type LiveCallers } from "./live-callers.js";
+import { originTrusted, pathOf, refuse, upgradeCaller } from "./upgrade.js";
 import { type Connection, openConnection } from "./ws-connection.js";
 import { MAX_CLIENT_FRAME_BYTES, OPERATOR_CLOSE, WS_CLOSE_CODES } from "./ws-frames.js";
 
@@ -30,13 +31,15 @@ export interface WebSocketOptions {
   readonly shared?: boolean;
   readonly sync: Sync;
   /**
-   * Resolves the caller of an upgrade request. `bearer` is the token of
-   * `Authorization: Bearer <token>`, else of a `bearer.<token>` subprotocol;
-   * undefined when there is neither (read the session cookie then). Return
-   * null, or throw, for an invalid credential. A caller that is neither a
-   * user nor the admin token is refused: the socket is closed with 1008.
+   * Where callers come from: @svc/schema's `CallerSources`, the bearer
+   * resolvers and the session cookie the HTTP gate uses too, resolved
+   * through its `resolveCaller`. The token is that of `Authorization:
+   * Bearer <token>`, else of a `bearer.<token>` subprotocol; without
+   * either, the session cookie is read. A resolver returns null, or throws,
+   * for an invalid credential. A caller that is neither a user nor the
+   * admin token is refused: the socket is closed with 1008.
    */
-  readonly authenticate: Authenticate;
+  readonly authenticate: CallerSources;
   /**
    * The registry of live callers shared with the server's other live
    * transports: it bounds connections per user and per address and
@@ -107,7 +110,7 @@ function reportError(error: unknown): void {
  * const hub = attachWebSocket(server, {
  *   sync,
  *   trustedOrigins: ["https://app.example.com"],
- *   authenticate: async (_req, bearer) => (bearer === undefined ? null : resolveToken(bearer)),
+ *   authenticate: { resolvers: [(token) => resolveToken(token)] },
  * });
  * await hub.close();
  */
@@ -188,7 +191,7 @@ export function attachWebSocket(server: Server, options: WebSocketOptions): WebS
       refuse(socket, 403, "Forbidden");
       return;
     }
-    void resolveCaller(req, options.authenticate).then((resolved) => {
+    void upgradeCaller(req, options.authenticate).then((resolved) => {
       if (socket.destroyed) return;
       if (closed) {
         refuse(socket, 503, "Service Unavailable");

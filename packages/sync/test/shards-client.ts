@@ -140,7 +140,7 @@ export function useShardServer(manifest: unknown) {
     const hub = attachShards(server, {
       policies,
       trustedOrigins: true,
-      authenticate: async (_req, bearer) => callers[bearer ?? ""] ?? null,
+      authenticate: { resolvers: [(token) => callers[token] ?? null] },
       ...options,
     });
     const entry = { server, hub, sockets: [] as WebSocket[] };

@@ -147,7 +147,7 @@ describe.skipIf(postgres === undefined)(
       const hub = attachShards(server, {
         policies,
         trustedOrigins: true,
-        authenticate: async (_req, bearer) => callers[bearer ?? ""] ?? null,
+        authenticate: { resolvers: [(token) => callers[token] ?? null] },
         cluster,
         timers,
         ...options,

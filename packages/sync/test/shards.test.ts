@@ -215,7 +215,7 @@ describe("attachShards", () => {
 
   it("lists a member's socket with its room, and closes it on an operator's request with 1013", async () => {
     const registry = createLiveCallers({
-      authenticate: async (_req, bearer) => callers[bearer ?? ""] ?? null,
+      authenticate: { resolvers: [(token) => callers[token] ?? null] },
       recheckIntervalMs: 0,
     });
     const { join } = await start({ callers: registry });

@@ -117,8 +117,9 @@ describe.each(testDatabases())("event streams on $name", (database) => {
       sync: fixture().sync,
       trustedOrigins: ["https://app.example"],
       retryMs: 20,
-      authenticate: async (_req, bearer) =>
-        bearer === "anonymous" ? anonymousAuth : (callers[bearer ?? ""] ?? null),
+      authenticate: {
+        resolvers: [(token) => (token === "anonymous" ? anonymousAuth : (callers[token] ?? null))],
+      },
       ...options,
     });
     const handler = streams;
@@ -174,7 +175,7 @@ describe.each(testDatabases())("event streams on $name", (database) => {
 
   it("lists a stream with its caller and subscription, and ends it on an operator's request", async () => {
     const registry = createLiveCallers({
-      authenticate: async (_req, bearer) => callers[bearer ?? ""] ?? null,
+      authenticate: { resolvers: [(token) => callers[token] ?? null] },
       recheckIntervalMs: 0,
     });
     const url = await start({ callers: registry });

@@ -112,8 +112,9 @@ describe.each(testDatabases())("WebSocket hub on $name", (database) => {
     hub = attachWebSocket(server, {
       sync: fixture().sync,
       trustedOrigins: true,
-      authenticate: async (_req, bearer) =>
-        bearer === "anonymous" ? anonymousAuth : (callers[bearer ?? ""] ?? null),
+      authenticate: {
+        resolvers: [(token) => (token === "anonymous" ? anonymousAuth : (callers[token] ?? null))],
+      },
       ...options,
     });
     const listening = server;
@@ -242,7 +243,7 @@ describe.each(testDatabases())("WebSocket hub on $name", (database) => {
 
   it("lists each socket's caller and subscriptions, and closes one on request with 1013", async () => {
     const registry = createLiveCallers({
-      authenticate: async (_req, bearer) => callers[bearer ?? ""] ?? null,
+      authenticate: { resolvers: [(token) => callers[token] ?? null] },
       recheckIntervalMs: 0,
       now: () => 1_700_000_000_000,
     });

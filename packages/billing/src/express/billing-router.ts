@@ -1,4 +1,4 @@
-import { getAuth } from "@svc/auth-core/express";
+import { getCaller } from "@svc/schema/http";
 import express, { type Request, type Router } from "express";
 import { requireBillingCaller } from "../checkout.js";
 import type { Billing } from "../create-billing.js";
@@ -46,7 +46,7 @@ function baseURLOf(req: Request, publicURL: string | undefined): string {
  *
  * Mount it before any JSON body parser (the webhook needs the exact bytes)
  * and after auth-core's `authenticate` (the other routes read
- * `getAuth(req)`); errors go to the app's error handler built on
+ * `getCaller(req)`); errors go to the app's error handler built on
  * `toErrorResponse` (auth-core's `authErrorHandler` is one).
  *
  * @example
@@ -69,13 +69,13 @@ export function createBillingRouter(billing: Billing, options: BillingRouterOpti
     );
   });
   router.post("/api/billing/checkout", json, async (req, res) => {
-    res.json(await billing.checkout(getAuth(req), req.body, baseURLOf(req, options.publicURL)));
+    res.json(await billing.checkout(getCaller(req), req.body, baseURLOf(req, options.publicURL)));
   });
   router.get("/api/billing/entitlements", async (req, res) => {
-    res.json(await billing.entitlementsFor(requireBillingCaller(getAuth(req))));
+    res.json(await billing.entitlementsFor(requireBillingCaller(getCaller(req))));
   });
   router.post("/api/admin/billing/events/:eventId/replay", async (req, res) => {
-    const caller = getAuth(req);
+    const caller = getCaller(req);
     if (!caller.isAdmin) {
       throw new BillingError(caller.via === null ? "AUTH_REQUIRED" : "ADMIN_REQUIRED");
     }

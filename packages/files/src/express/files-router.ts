@@ -1,4 +1,4 @@
-import { getAuth } from "@svc/auth-core/express";
+import { getCaller } from "@svc/schema/http";
 import express, { type Request, type Router } from "express";
 import type { Files } from "../create-files.js";
 import { FilesError } from "../errors.js";
@@ -35,14 +35,14 @@ export function createFilesRouter(files: Files): Router {
   const json = express.json({ limit: 16 * 1024, type: () => true });
 
   router.post("/api/files", json, async (req, res) => {
-    const result = await files.init(getAuth(req), req.body);
+    const result = await files.init(getCaller(req), req.body);
     res.status(201).json(result);
   });
   router.post("/api/files/:id/confirm", async (req, res) => {
-    res.json(await files.confirm(getAuth(req), req.params.id as string));
+    res.json(await files.confirm(getCaller(req), req.params.id as string));
   });
   router.delete("/api/files/:id", async (req, res) => {
-    await files.delete(getAuth(req), req.params.id as string);
+    await files.delete(getCaller(req), req.params.id as string);
     res.status(204).end();
   });
   router.put(`${prefix}/upload/:id`, async (req, res) => {
@@ -62,10 +62,10 @@ export function createFilesRouter(files: Files): Router {
   });
   router.get(`${prefix}/:id/info`, async (req, res) => {
     res.set("Cache-Control", "no-store");
-    res.json(await files.get(getAuth(req), req.params.id as string));
+    res.json(await files.get(getCaller(req), req.params.id as string));
   });
   router.get(`${prefix}/:id`, async (req, res) => {
-    const { file, body } = await files.read(getAuth(req), req.params.id as string);
+    const { file, body } = await files.read(getCaller(req), req.params.id as string);
     res.set("Cache-Control", "private, no-store");
     if (body === null) throw new FilesError("FILE_NOT_FOUND");
     if (body.kind === "redirect") {

@@ -1,4 +1,4 @@
-import { getAuth } from "@svc/auth-core/express";
+import { getCaller } from "@svc/schema/http";
 import express, { type Request, type Router } from "express";
 import { JobsError } from "../errors.js";
 import type { JobQueue } from "../queue.js";
@@ -8,7 +8,7 @@ import type { JobStatus } from "../tables.js";
 export const JOBS_ADMIN_PATH = "/api/admin/jobs";
 
 function requireAdmin(req: Request): void {
-  const caller = getAuth(req);
+  const caller = getCaller(req);
   if (!caller.isAdmin) {
     throw new JobsError(caller.via === null ? "AUTH_REQUIRED" : "ADMIN_REQUIRED");
   }
@@ -53,7 +53,7 @@ async function refuse(
  * - `POST /api/admin/jobs/<id>/cancel`: a pending or dead job becomes
  *   cancelled; 409 `JOB_NOT_CANCELLABLE` when it is running or finished.
  *
- * Mount it after auth-core's `authenticate` (it reads `getAuth(req)`);
+ * Mount it after auth-core's `authenticate` (it reads `getCaller(req)`);
  * errors go to the app's error handler (`toErrorResponse`).
  *
  * @example

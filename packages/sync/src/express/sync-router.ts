@@ -1,4 +1,4 @@
-import { getAuth } from "@svc/auth-core/express";
+import { getCaller } from "@svc/schema/http";
 import express, { type Router } from "express";
 import type { Sync } from "../create-sync.js";
 
@@ -9,7 +9,7 @@ export const SYNC_PULL_PATH = "/api/sync/pull";
  * The sync routes as one express router (absolute paths):
  *
  * - `GET /api/sync/pull?since=<cursor>&limit=<n>` → `{changes, cursor,
- *   has_more}` for the caller `getAuth(req)` (anonymous callers see what
+ *   has_more}` for the caller `getCaller(req)` (@svc/schema/http) (anonymous callers see what
  *   the policies let anonymous callers read); 400 `INVALID_QUERY`, 410
  *   `RESYNC_REQUIRED`.
  *
@@ -25,7 +25,7 @@ export function createSyncRouter(sync: Sync): Router {
   const router = express.Router({ caseSensitive: true });
   router.get(SYNC_PULL_PATH, async (req, res) => {
     const { since, limit } = req.query;
-    const result = await sync.pull(getAuth(req), {
+    const result = await sync.pull(getCaller(req), {
       since: since as string | undefined,
       limit: limit as string | undefined,
     });

@@ -2,11 +2,12 @@ import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { type CompiledPolicies, checkJoin, type ExistsResolver } from "@svc/policy-engine";
 import type { AuthContext, RoomDef, RoomLogic } from "@svc/schema";
+import type { CallerSources } from "@svc/schema/http";
 import { SHARD_PROTOCOL } from "@svc/schema/live-frames";
 import { createFanout } from "../fanout/peers.js";
 import { createUpgradeServer } from "../fanout/socket-peer.js";
-import { type Authenticate, createLiveCallers, type LiveCallers } from "../live-callers.js";
-import { originTrusted, pathOf, refuse, resolveCaller } from "../upgrade.js";
+import { createLiveCallers, type LiveCallers } from "../live-callers.js";
+import { originTrusted, pathOf, refuse, upgradeCaller } from "../upgrade.js";
 import { OPERATOR_CLOSE, WS_CLOSE_CODES } from "../ws-frames.js";
 import { createClusterRooms } from "./cluster.js";
 import type { ShardCluster } from "./cluster-api.js";
@@ -41,8 +42,8 @@ export interface ShardOptions {
    * join rules. A kind not declared there is refused with 404.
    */
   readonly policies: CompiledPolicies;
-  /** Resolves the caller of an upgrade request; the contract of `attachWebSocket`'s `authenticate`. */
-  readonly authenticate: Authenticate;
+  /** Where callers come from; the contract of `attachWebSocket`'s `authenticate`. */
+  readonly authenticate: CallerSources;
   /**
    * The live callers shared with the other transports (see `attachWebSocket`):
    * a revoked caller's member sockets close with 1008, and a caller whose
@@ -156,7 +157,7 @@ function roomOf(path: string, prefix: string): { name: string; key: string | nul
  *   policies: sync.policies.compiled,
  *   logic: runner.rooms(),
  *   trustedOrigins: ["https://app.example.com"],
- *   authenticate: async (_req, bearer) => (bearer === undefined ? null : resolveToken(bearer)),
+ *   authenticate: { resolvers: [(token) => resolveToken(token)] },
  * });
  * await shards.close();
  */
@@ -238,7 +239,7 @@ export function attachShards(server: Server, options: ShardOptions): ShardHub {
       return;
     }
     void (async () => {
-      const caller = await resolveCaller(req, options.authenticate);
+      const caller = await upgradeCaller(req, options.authenticate);
       const verdict = "auth" in caller ? await admitted(caller.auth, kind.name, target.key) : false;
       if (socket.destroyed) return;
       if (closed) {
