@@ -85,7 +85,9 @@ export async function openRuntime(
     now: options.now,
     ...(options.changeLogObserver !== undefined && { observer: options.changeLogObserver }),
     ...(config.databaseURL !== undefined && {
-      listen: { connectionString: config.databaseURL },
+      // Other servers' commits are read only while a live client is
+      // connected (the live callers hold `follow()`, see server-live.ts).
+      listen: { connectionString: config.databaseURL, onDemand: true },
       onError: (error: unknown) =>
         options.log.error({ err: error }, "sync: change log listener failed"),
     }),

@@ -53,6 +53,8 @@ export async function startServerLive(input: {
     clientIp: liveClientIp(config.trustProxy),
     onError,
     now: input.now,
+    // On Postgres, other servers' commits are read only while a live client is connected.
+    hold: () => input.changeLog.follow(),
   });
   const stopWatch = watchCallerChanges({
     auth: input.auth,
