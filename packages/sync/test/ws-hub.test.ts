@@ -283,6 +283,53 @@ describe.each(testDatabases())("WebSocket hub on $name", (database) => {
     registry.close();
   });
 
+  // The caller seam: the hub resolves through @svc/schema's resolveCaller,
+  // as the HTTP gate does, from the sources it is given.
+  it("resolves its callers from the sources: header, subprotocol, cookie; refusals say why", async () => {
+    const url = await start({
+      authenticate: {
+        resolvers: [
+          (token) => {
+            if (token === "revoked")
+              throw Object.assign(new Error("no"), { code: "INVALID_API_KEY" });
+            return callers[token] ?? null;
+          },
+        ],
+        cookie: { name: "svc_session", resolve: async (token) => (token === "good" ? bob : null) },
+      },
+    });
+    const attempt = (init: { headers?: Record<string, string>; protocols?: string[] }) => {
+      const socket = new WebSocket(url, init.protocols ?? [], { headers: init.headers ?? {} });
+      sockets.push(socket);
+      socket.on("error", () => undefined);
+      return new Promise<string>((resolve) => {
+        socket.once("open", () => socket.send(JSON.stringify({ type: "ping" })));
+        socket.once("message", (data) =>
+          resolve(`frame ${(JSON.parse(String(data)) as ServerFrame).type}`),
+        );
+        socket.once("close", (code, reason) => resolve(`${code} ${String(reason)}`));
+      });
+    };
+    expect(await attempt({ headers: { authorization: "Bearer alice" } })).toBe("frame pong");
+    expect(await attempt({ protocols: ["bearer.alice"] })).toBe("frame pong");
+    expect(await attempt({ headers: { cookie: "svc_session=good" } })).toBe("frame pong");
+    expect(await attempt({ headers: { cookie: "svc_session=stale" } })).toBe(
+      "1008 authentication required",
+    );
+    expect(await attempt({})).toBe("1008 authentication required");
+    expect(await attempt({ headers: { authorization: "Bearer nobody" } })).toBe(
+      "1008 invalid token",
+    );
+    expect(await attempt({ headers: { authorization: "Basic abc" } })).toBe(
+      "1008 the Authorization header must be Bearer <token>",
+    );
+    expect(await attempt({ protocols: ["bearer.revoked"] })).toBe("1008 INVALID_API_KEY");
+    // A bearer token wins over the cookie: an unknown one is refused, never a cookie fallback.
+    expect(
+      await attempt({ headers: { authorization: "Bearer nobody", cookie: "svc_session=good" } }),
+    ).toBe("1008 invalid token");
+  });
+
   it("closes an anonymous caller with 1008", async () => {
     const url = await start();
     const client = await open(url, "anonymous");
