@@ -9,12 +9,12 @@ import type { Billing } from "@svc/billing";
 import { createBillingRouter } from "@svc/billing/express";
 import type { Files } from "@svc/files";
 import { createFilesRouter } from "@svc/files/express";
-import { createFunctionRouter, type FunctionCaller } from "@svc/functions/express";
+import { type FunctionCaller, registerFunctionRoutes } from "@svc/functions/express";
 import type { JobQueue } from "@svc/jobs";
 import { createJobsRouter } from "@svc/jobs/express";
 import { createOAuthRouter, type OAuthRouterOptions } from "@svc/oauth-providers/express";
 import { createIdempotency, type Store } from "@svc/store";
-import { createEntityRouter } from "@svc/store/express";
+import { registerEntityRoutes } from "@svc/store/express";
 import type { EventStreams, Sync } from "@svc/sync";
 import { createSyncRouter } from "@svc/sync/express";
 import express, { type NextFunction, type Request, type Response } from "express";
@@ -156,21 +156,20 @@ export function createApp(options: AppOptions): App {
       ...(options.files !== undefined && { filesURLPrefix: options.files.urlPrefix }),
     }),
   );
-  // The hottest routers first; each registers its routes flat with their
-  // full paths, so the metrics label is the whole template. Only routes
-  // that read a body get the JSON parser.
+  // The hottest routes first, registered flat on the app with their full
+  // paths: each is one layer for express to match (a mounted router costs
+  // a pass of its own per request), and the metrics label is the whole
+  // template. Only routes that read a body get the JSON parser.
   const routeOptions = { bodyLimitBytes: options.bodyLimitBytes };
-  app.use(createFunctionRouter(options.functions, routeOptions));
-  app.use(
-    createEntityRouter(options.store, {
-      ...routeOptions,
-      // The entity writes' `Idempotency-Key` records (the runner keeps its own).
-      idempotency: createIdempotency(options.store, {
-        now,
-        onError: (error) => logger.error({ err: error }, "pruning idempotency keys failed"),
-      }),
+  registerFunctionRoutes(app, options.functions, routeOptions);
+  registerEntityRoutes(app, options.store, {
+    ...routeOptions,
+    // The entity writes' `Idempotency-Key` records (the runner keeps its own).
+    idempotency: createIdempotency(options.store, {
+      now,
+      onError: (error) => logger.error({ err: error }, "pruning idempotency keys failed"),
     }),
-  );
+  });
   if (options.auth !== undefined) {
     app.use(createAuthRouter(options.auth.core, { ...options.auth.router, csrfOrigins }));
   }

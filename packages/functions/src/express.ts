@@ -2,6 +2,7 @@ export {
   createFunctionRouter,
   type FunctionCaller,
   type FunctionRouterOptions,
+  registerFunctionRoutes,
 } from "./express/function-router.js";
 export {
   type FunctionsModule,

@@ -1,7 +1,7 @@
 import type { AuthContext } from "@svc/schema";
 import { getCaller } from "@svc/schema/http";
 import { IDEMPOTENCY_HEADER, jsonBody, sendAnswer } from "@svc/store/express";
-import express, { type Request, type Response, type Router } from "express";
+import express, { type IRouter, type Request, type Response, type Router } from "express";
 import type { FunctionRunner } from "../create-function-runner.js";
 
 /** The part of the function runner the route needs. */
@@ -57,10 +57,26 @@ export function createFunctionRouter(
   runner: FunctionCaller,
   options: FunctionRouterOptions = {},
 ): Router {
-  const caller = options.caller ?? getCaller;
   const router = express.Router({ caseSensitive: true });
+  registerFunctionRoutes(router, runner, options);
+  return router;
+}
+
+/**
+ * The route of `createFunctionRouter`, registered straight onto `router`
+ * (an express app or router): on an app it is one layer for express to
+ * match, with no mounted router to pass through first.
+ *
+ * @example
+ * registerFunctionRoutes(app, runner, { bodyLimitBytes: 1024 * 1024 });
+ */
+export function registerFunctionRoutes(
+  router: IRouter,
+  runner: FunctionCaller,
+  options: FunctionRouterOptions = {},
+): void {
+  const caller = options.caller ?? getCaller;
   router.post("/api/fn/:name", jsonBody(options.bodyLimitBytes ?? 1024 * 1024), (req, res) =>
     callFunction(runner, caller, req, res),
   );
-  return router;
 }

@@ -1,6 +1,6 @@
 import { type AuthContext, isWireError } from "@svc/schema";
 import { getCaller } from "@svc/schema/http";
-import express, { type Request, type RequestHandler, type Router } from "express";
+import express, { type IRouter, type Request, type RequestHandler, type Router } from "express";
 import { z } from "zod";
 import { StoreError } from "../errors.js";
 import {
@@ -86,10 +86,27 @@ function atOperation(index: number, error: unknown): unknown {
  * app.use(createEntityRouter(store));
  */
 export function createEntityRouter(store: Store, options: EntityRouterOptions = {}): Router {
+  const router = express.Router({ caseSensitive: true });
+  registerEntityRoutes(router, store, options);
+  return router;
+}
+
+/**
+ * The routes of `createEntityRouter`, registered straight onto `router`
+ * (an express app or router), hottest first: on an app each is one layer
+ * for express to match, with no mounted router to pass through first.
+ *
+ * @example
+ * registerEntityRoutes(app, store, { bodyLimitBytes: 1024 * 1024 });
+ */
+export function registerEntityRoutes(
+  router: IRouter,
+  store: Store,
+  options: EntityRouterOptions = {},
+): void {
   const caller = options.caller ?? getCaller;
   const idempotency = options.idempotency ?? createIdempotency(store);
   const body = jsonBody(options.bodyLimitBytes ?? 1024 * 1024);
-  const router = express.Router({ caseSensitive: true });
 
   /** The write a request names with its `Idempotency-Key` header, if any. */
   const writeOf = (req: Request, target: string, args: unknown): IdempotentWrite | undefined => {
@@ -190,6 +207,4 @@ export function createEntityRouter(store: Store, options: EntityRouterOptions = 
     });
     res.json({ ids });
   });
-
-  return router;
 }
