@@ -1,13 +1,13 @@
 import type { Kysely } from "kysely";
+import type { StoreDialect } from "./dialect/dialect.js";
+
+export type { StoreDialect } from "./dialect/dialect.js";
 
 /**
  * The table shape the store queries through: any table name, any column.
  * Entity tables are only known at run time, from the manifest.
  */
 export type EntityTables = Record<string, Record<string, unknown>>;
-
-/** The SQL dialects the store speaks. */
-export type StoreDialect = "sqlite" | "postgres";
 
 /**
  * An open database, as `openSqlite` and `openPostgres` return it: hand `db`,

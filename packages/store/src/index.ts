@@ -13,7 +13,16 @@ export {
   notifyListeners,
 } from "./change-bus.js";
 export { type CreateStoreOptions, createStore } from "./create-store.js";
-export type { EntityTables, StoreDatabase, StoreDialect } from "./database.js";
+export type { EntityTables, StoreDatabase } from "./database.js";
+export {
+  type Dialect,
+  type Lockable,
+  STORE_DIALECTS,
+  type StoreDialect,
+} from "./dialect/dialect.js";
+export { dialectFor, isStoreDialect } from "./dialect/dialect-for.js";
+export { postgresDialect } from "./dialect/pg.js";
+export { sqliteDialect } from "./dialect/sqlite.js";
 export { isUniqueViolation } from "./driver-errors.js";
 export { StoreError, type StoreErrorCode, storeErrorCodes } from "./errors.js";
 export { DEFAULT_MAX_FIELD_BYTES, DEFAULT_MAX_ROW_BYTES } from "./field-size.js";
