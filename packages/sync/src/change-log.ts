@@ -2,6 +2,7 @@ import {
   type ChangeBus,
   type ChangeEvent,
   type ChangeListener,
+  dialectFor,
   type EntityTables,
   notifyListeners,
   type RecordOptions,
@@ -324,7 +325,7 @@ function toLoggedChange(entry: LogEntry): LoggedChange {
  * log.subscribe((changes) => console.log(changes.map((change) => change.cursor)));
  *
  * // Several servers on one Postgres database:
- * const shared = createChangeLog({ db, dialect: "postgres", listen: { connectionString: url } });
+ * const shared = createChangeLog({ db, dialect, listen: { connectionString: url } }); // on Postgres
  * // ... after migrating:
  * await shared.ready();
  * // ... at shutdown, before closing the database:
@@ -332,7 +333,7 @@ function toLoggedChange(entry: LogEntry): LoggedChange {
  */
 export function createChangeLog(options: ChangeLogOptions): ChangeLog {
   const db = options.db as unknown as Kysely<SyncTables>;
-  const { dialect } = options;
+  const dialect = dialectFor(options.dialect);
   const now = options.now ?? Date.now;
   const maxAgeMs = options.retention?.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
   const maxEntries = options.retention?.maxEntries ?? DEFAULT_MAX_ENTRIES;
@@ -343,11 +344,13 @@ export function createChangeLog(options: ChangeLogOptions): ChangeLog {
   const followingListeners = new Set<(following: boolean) => void>();
   // The cursors `record` got, for `publish` to attach (keyed by the batch).
   const cursorsOf = new WeakMap<readonly ChangeEvent[], readonly number[]>();
-  if (options.listen !== undefined && dialect !== "postgres") {
+  if (options.listen !== undefined && !dialect.notifies) {
     throw new ChangeFeedError("LISTEN_REQUIRES_POSTGRES");
   }
 
-  const positioned = dialect === "postgres";
+  // Concurrent writers commit out of the order their sequence numbers were
+  // taken in: entries are positioned by transaction id instead.
+  const positioned = dialect.concurrentWriters;
   const settleWaitMs = options.settleWaitMs ?? SETTLE_WAIT_MS;
   // The last reset marker recorded here, for `publishReset` to announce.
   let resetCursor: number | undefined;
@@ -583,7 +586,7 @@ export function createChangeLog(options: ChangeLogOptions): ChangeLog {
         previous: null,
         created_at: now(),
       };
-      if (dialect === "sqlite") {
+      if (dialect.serialKeyRestarts) {
         // SQLite's rowid would restart at 1 in the emptied table: the marker
         // takes the next number explicitly, so no cursor is handed out twice.
         // (A Postgres sequence never goes back.)

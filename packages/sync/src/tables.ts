@@ -1,4 +1,4 @@
-import type { PackageMigrations } from "@svc/store";
+import { dialectFor, type PackageMigrations } from "@svc/store";
 import { type Generated, sql } from "kysely";
 
 /** The name of the change log table, in the application database. */
@@ -54,9 +54,7 @@ export function syncMigrations(): PackageMigrations {
             // On SQLite a plain rowid key (no AUTOINCREMENT bookkeeping per
             // insert): prune keeps the newest entry and a reset's marker takes
             // max + 1, so a new entry always gets a number never used before.
-            .addColumn("seq", dialect === "postgres" ? "bigserial" : "integer", (col) =>
-              col.primaryKey(),
-            )
+            .addColumn("seq", dialectFor(dialect).serialKeyType, (col) => col.primaryKey())
             .addColumn("entity", "text", (col) => col.notNull())
             .addColumn("op", "text", (col) => col.notNull())
             .addColumn("row_id", "text", (col) => col.notNull())
@@ -74,7 +72,8 @@ export function syncMigrations(): PackageMigrations {
         // their transaction id, far above any sequence value in use.
         id: "002_positions",
         async up(db, { dialect }) {
-          if (dialect !== "postgres") return;
+          // Only where writers commit out of sequence order.
+          if (!dialectFor(dialect).concurrentWriters) return;
           await db.schema.alterTable(CHANGES_TABLE).addColumn("pos", "bigint").execute();
           await sql`update ${sql.table(CHANGES_TABLE)} set pos = seq`.execute(db);
           // Entries pruned before this migration leave no marker: one goes
