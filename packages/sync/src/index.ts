@@ -1,3 +1,18 @@
+// The shard frames are defined in @svc/schema/live-frames (shared with the client).
+export {
+  MAX_SHARD_DATA_BYTES,
+  MAX_SHARD_DATA_DEPTH,
+  MAX_SHARD_FRAME_BYTES,
+  type ShardErrorFrame,
+  type ShardJoinFrame,
+  type ShardLeaveFrame,
+  type ShardMemberView,
+  type ShardMessageFrame,
+  type ShardPongFrame,
+  type ShardPresenceFrame,
+  type ShardServerFrame,
+  type ShardWelcomeFrame,
+} from "@svc/schema/live-frames";
 export {
   type ChangeLog,
   type ChangeLogObserver,
@@ -98,20 +113,8 @@ export {
   shardClusterErrorCodes,
 } from "./shards/cluster-api.js";
 export {
-  MAX_SHARD_DATA_BYTES,
-  MAX_SHARD_DATA_DEPTH,
-  MAX_SHARD_FRAME_BYTES,
   type ShardClientFrame,
   type ShardErrorCode,
-  type ShardErrorFrame,
-  type ShardJoinFrame,
-  type ShardLeaveFrame,
-  type ShardMemberView,
-  type ShardMessageFrame,
-  type ShardPongFrame,
-  type ShardPresenceFrame,
-  type ShardServerFrame,
-  type ShardWelcomeFrame,
   shardClientFrameSchema,
   shardErrorCodes,
 } from "./shards/frames.js";

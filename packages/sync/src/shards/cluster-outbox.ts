@@ -1,4 +1,4 @@
-import type { ShardServerFrame } from "./frames.js";
+import type { ShardServerFrame } from "@svc/schema/live-frames";
 import type { RelayMessage } from "./relay-wire.js";
 
 // A room's home sends each frame to every member; members on another

@@ -1,4 +1,5 @@
 import type { RoomDef } from "@svc/schema";
+import type { ShardServerFrame } from "@svc/schema/live-frames";
 import { WS_CLOSE_CODES } from "../ws-frames.js";
 import type { ShardCluster } from "./cluster-api.js";
 import {
@@ -18,7 +19,6 @@ import {
   trackView,
   type Visit,
 } from "./cluster-visit.js";
-import type { ShardServerFrame } from "./frames.js";
 import { closeRefused, logicErrorFrame, shardErrorFrame } from "./member.js";
 import type { RelayMessage } from "./relay-wire.js";
 import type { JoinOutcome, RoomSeat } from "./room.js";

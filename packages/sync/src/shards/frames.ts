@@ -2,24 +2,10 @@ import { MAX_SHARD_DATA_BYTES, MAX_SHARD_DATA_DEPTH } from "@svc/schema/live-fra
 import { z } from "zod";
 
 // The shard frames are defined once, in @svc/schema/live-frames, which the
-// browser client shares; what stays here is the server's own: the zod
-// schema client frames are validated with (held to the shared
-// `ShardClientFrame` by a test) and the transport's error codes.
-
-export {
-  MAX_SHARD_DATA_BYTES,
-  MAX_SHARD_DATA_DEPTH,
-  MAX_SHARD_FRAME_BYTES,
-  type ShardErrorFrame,
-  type ShardJoinFrame,
-  type ShardLeaveFrame,
-  type ShardMemberView,
-  type ShardMessageFrame,
-  type ShardPongFrame,
-  type ShardPresenceFrame,
-  type ShardServerFrame,
-  type ShardWelcomeFrame,
-} from "@svc/schema/live-frames";
+// browser client shares (the modules here import them from there); what
+// stays here is the server's own: the zod schema client frames are
+// validated with (held to the shared `ShardClientFrame` by a test) and the
+// transport's error codes.
 
 /** A connection id as the server hands them out (and as `to` names one). */
 const connectionId = z.string().min(1).max(64);

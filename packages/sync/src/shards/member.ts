@@ -1,16 +1,18 @@
 import { randomBytes } from "node:crypto";
 import { type AuthContext, exceedsDepth, isWireError } from "@svc/schema";
+import {
+  MAX_SHARD_DATA_BYTES,
+  MAX_SHARD_DATA_DEPTH,
+  type ShardErrorFrame,
+  type ShardServerFrame,
+} from "@svc/schema/live-frames";
 import type { WebSocket } from "ws";
 import type { FanoutPeer } from "../fanout/peers.js";
 import { boundedSocketSend, onJsonFrames, socketPeer } from "../fanout/socket-peer.js";
 import { WS_CLOSE_CODES } from "../ws-frames.js";
 import {
-  MAX_SHARD_DATA_BYTES,
-  MAX_SHARD_DATA_DEPTH,
   type ShardClientFrame,
   type ShardErrorCode,
-  type ShardErrorFrame,
-  type ShardServerFrame,
   shardClientFrameSchema,
   shardErrorCodes,
 } from "./frames.js";

@@ -1,6 +1,6 @@
 import { authContextSchema } from "@svc/schema";
+import type { ShardServerFrame } from "@svc/schema/live-frames";
 import { z } from "zod";
-import type { ShardServerFrame } from "./frames.js";
 
 // What servers sharing rooms tell each other through Postgres NOTIFY, and
 // how those messages fit Postgres' payload limit. Pure: no I/O here, so the

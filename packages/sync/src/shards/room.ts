@@ -1,5 +1,5 @@
 import type { AuthContext, RoomHandle, RoomLogic, RoomMember } from "@svc/schema";
-import type { ShardMemberView, ShardServerFrame } from "./frames.js";
+import type { ShardMemberView, ShardServerFrame } from "@svc/schema/live-frames";
 
 /** The timers ticks run on; inject fakes in tests. Default: the global ones. */
 export interface ShardTimers {
