@@ -1,12 +1,8 @@
-import {
-  type AuthenticateOptions,
-  checkCsrf,
-  getAuth,
-  resolveRequestAuth,
-} from "@svc/auth-core/express";
+import { type AuthenticateOptions, checkCsrf, resolveRequestAuth } from "@svc/auth-core/express";
 import { isBillingWebhook } from "@svc/billing/express";
 import { isFileUploadPath } from "@svc/files/express";
 import { isOAuthCallback } from "@svc/oauth-providers/express";
+import { getCaller } from "@svc/schema/http";
 import cors from "cors";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { ServerError } from "../errors.js";
@@ -79,8 +75,8 @@ export function apiGate(options: {
   };
 }
 
-/** The caller the gate resolved for this request (auth-core's `getAuth`). */
-export const authOf = getAuth;
+/** The caller the gate resolved for this request (@svc/schema's `getCaller`, auth-core's `getAuth`). */
+export const authOf = getCaller;
 
 /** Lets only the admin token through. */
 export function requireAdmin(req: Request, _res: Response, next: NextFunction): void {

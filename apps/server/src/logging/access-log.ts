@@ -1,4 +1,4 @@
-import { findAuth } from "@svc/auth-core/express";
+import { findCaller } from "@svc/schema/http";
 import type { Request, Response } from "express";
 import { routeTemplate } from "../http/metrics.js";
 
@@ -20,7 +20,7 @@ export type CallerKind =
 
 /** The caller kind of a request (see `CallerKind`). */
 export function callerKind(req: Request): CallerKind {
-  const auth = findAuth(req);
+  const auth = findCaller(req);
   if (auth !== undefined) return auth.via ?? "anonymous";
   if (req.headers.authorization !== undefined) return "rejected";
   return req.path.startsWith("/api/") ? "anonymous" : "none";
