@@ -16,6 +16,27 @@ export function refuse(socket: Duplex, status: number, text: string): void {
   );
 }
 
+/**
+ * Refuses an upgrade a hub cannot take now, before any credential is read:
+ * 503 once the hub is closing, 403 from a page whose `Origin` is not
+ * trusted (see `originTrusted`). Returns whether it refused.
+ */
+export function refuseUpgrade(
+  req: IncomingMessage,
+  socket: Duplex,
+  gate: { readonly closed: boolean; readonly trustedOrigins: true | readonly string[] },
+): boolean {
+  if (gate.closed) {
+    refuse(socket, 503, "Service Unavailable");
+    return true;
+  }
+  if (!originTrusted(req, gate.trustedOrigins)) {
+    refuse(socket, 403, "Forbidden");
+    return true;
+  }
+  return false;
+}
+
 /** The subprotocols a WebSocket upgrade offers. */
 export function protocolsOf(req: IncomingMessage): string[] {
   const header = req.headers["sec-websocket-protocol"];

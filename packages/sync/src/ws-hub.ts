@@ -8,7 +8,7 @@ import type { Sync } from "./create-sync.js";
 import { createFanout, followChanges } from "./fanout/peers.js";
 import { createUpgradeServer } from "./fanout/socket-peer.js";
 import { createLiveCallers, type LiveCallers } from "./live-callers.js";
-import { originTrusted, pathOf, refuse, upgradeCaller } from "./upgrade.js";
+import { pathOf, refuse, refuseUpgrade, upgradeCaller } from "./upgrade.js";
 import { type Connection, openConnection } from "./ws-connection.js";
 import { MAX_CLIENT_FRAME_BYTES, OPERATOR_CLOSE, WS_CLOSE_CODES } from "./ws-frames.js";
 
@@ -183,14 +183,7 @@ export function attachWebSocket(server: Server, options: WebSocketOptions): WebS
       return;
     }
     socket.on("error", destroySocket);
-    if (closed) {
-      refuse(socket, 503, "Service Unavailable");
-      return;
-    }
-    if (!originTrusted(req, trustedOrigins)) {
-      refuse(socket, 403, "Forbidden");
-      return;
-    }
+    if (refuseUpgrade(req, socket, { closed, trustedOrigins })) return;
     void upgradeCaller(req, options.authenticate).then((resolved) => {
       if (socket.destroyed) return;
       if (closed) {

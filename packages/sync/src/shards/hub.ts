@@ -7,7 +7,7 @@ import { MAX_SHARD_FRAME_BYTES, SHARD_PROTOCOL } from "@svc/schema/live-frames";
 import { createFanout } from "../fanout/peers.js";
 import { createUpgradeServer } from "../fanout/socket-peer.js";
 import { createLiveCallers, type LiveCallers } from "../live-callers.js";
-import { originTrusted, pathOf, refuse, upgradeCaller } from "../upgrade.js";
+import { pathOf, refuse, refuseUpgrade, upgradeCaller } from "../upgrade.js";
 import { OPERATOR_CLOSE, WS_CLOSE_CODES } from "../ws-frames.js";
 import { createClusterRooms } from "./cluster.js";
 import type { ShardCluster } from "./cluster-api.js";
@@ -229,14 +229,7 @@ export function attachShards(server: Server, options: ShardOptions): ShardHub {
       refuse(socket, 404, "Not Found");
       return;
     }
-    if (closed) {
-      refuse(socket, 503, "Service Unavailable");
-      return;
-    }
-    if (!originTrusted(req, trustedOrigins)) {
-      refuse(socket, 403, "Forbidden");
-      return;
-    }
+    if (refuseUpgrade(req, socket, { closed, trustedOrigins })) return;
     void (async () => {
       const caller = await upgradeCaller(req, options.authenticate);
       const verdict = "auth" in caller ? await admitted(caller.auth, kind.name, target.key) : false;
