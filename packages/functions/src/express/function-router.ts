@@ -45,7 +45,7 @@ async function callFunction(
  * arguments and answers its JSON result. An `Idempotency-Key` header makes
  * a mutation or an action run once per key (a repeat answers the recorded
  * response); a query ignores it. Errors go to the app's error handler
- * (`toErrorResponse` of @svc/schema) with the runner's codes.
+ * (`errorHandler` of @svc/schema/http) with the runner's codes.
  *
  * Mount it after the app's gate, which records the caller (see `caller`).
  *

@@ -79,7 +79,7 @@ function atOperation(index: number, error: unknown): unknown {
  *   its index. Answers `{ids}` in operation order.
  *
  * Mount it after the app's gate, which records the caller (see `caller`);
- * errors go to the app's error handler (`toErrorResponse` of @svc/schema).
+ * errors go to the app's error handler (`errorHandler` of @svc/schema/http).
  *
  * @example
  * app.use(authenticate({ resolvers })); // @svc/auth-core/express
