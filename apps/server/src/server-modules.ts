@@ -15,7 +15,7 @@ import { type ComposedModules, composeModules } from "@svc/store";
 import { storeModule } from "@svc/store/express";
 import { createReadTracker, type Sync } from "@svc/sync";
 import { syncModule } from "@svc/sync/express";
-import type { Request } from "express";
+import type { IRouter, Request } from "express";
 import { createAppEmailSender } from "./app-email.js";
 import type { ServerConfig } from "./config.js";
 import type { ServerMetrics } from "./http/metrics.js";
@@ -42,7 +42,7 @@ export interface ServerModulesContext {
 
 /** The server's modules, composed, and the cores that the server wires beyond them. */
 export interface ServerModules {
-  readonly composed: ComposedModules;
+  readonly composed: ComposedModules<IRouter>;
   readonly auth: Auth;
   readonly billing: Billing;
   readonly files: Files;

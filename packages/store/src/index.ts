@@ -49,7 +49,6 @@ export {
   type ComposedModules,
   composeModules,
   type ModuleBearerResolver,
-  type ModuleHandler,
   type ModuleLog,
   type SvcModule,
   type SvcRuntime,

@@ -1,21 +1,9 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AuthContext } from "@svc/schema";
 import type { CallerRequestInfo, CallerResolver } from "@svc/schema/http";
 import type { Kysely } from "kysely";
 import type { EntityTables, StoreDialect } from "./database.js";
 import type { PackageMigrations } from "./package-migrations.js";
 import type { Store } from "./types.js";
-
-/**
- * An HTTP handler in the connect/express shape. An express `Router` is one,
- * so a module's routes mount with `app.use(...)` in any express app, and the
- * contract itself needs no express types. (Declared as a method so that a
- * handler of express's richer request type is accepted: method parameters
- * are compared both ways.)
- */
-export type ModuleHandler = {
-  handle(req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void): void;
-}["handle"];
 
 /** What a bearer resolver is told beside the token: @svc/schema's, shared with the live transports. */
 export type BearerRequestInfo = CallerRequestInfo;
@@ -57,17 +45,24 @@ export interface SvcRuntime {
 /**
  * What a package hands to the composer. Every part is optional: a module
  * contributes what it has. The composer migrates every module's tables in
- * one transaction, mounts the routes in list order, tries the bearer
+ * one transaction, registers the routes in list order, tries the bearer
  * resolvers in list order, and calls `start`, `reset` and `close` (the last
  * in reverse order, so a module closes before what it was built on).
+ *
+ * `App` is what routes are registered on: an express app or router for the
+ * packages' `./express` modules. The contract itself names no HTTP framework.
  */
-export interface SvcModule {
+export interface SvcModule<App = unknown> {
   /** The package, e.g. `@svc/auth-core`; names the module in errors and logs. */
   readonly name: string;
   /** Its own tables. */
   readonly migrations?: readonly PackageMigrations[];
-  /** Its HTTP routes, each a router with full paths. */
-  readonly routes?: readonly ModuleHandler[];
+  /**
+   * Registers its HTTP routes, with their full paths, straight onto `app`
+   * (no router of its own in between: every mounted router is one more
+   * pass over each request).
+   */
+  readonly routes?: (app: App) => void;
   /** Its kinds of bearer token, in the order they are tried. */
   readonly resolvers?: readonly ModuleBearerResolver[];
   /**
@@ -95,10 +90,11 @@ export interface CloseOptions {
 }
 
 /** The modules of one server, folded into what the composer needs. */
-export interface ComposedModules {
-  readonly modules: readonly SvcModule[];
+export interface ComposedModules<App = unknown> {
+  readonly modules: readonly SvcModule<App>[];
   readonly migrations: readonly PackageMigrations[];
-  readonly routes: readonly ModuleHandler[];
+  /** Registers every module's routes on `app`, in list order (put the hottest first). */
+  routes(app: App): void;
   /** Every module's bearer resolvers, with every `decorateCaller` applied to what they return. */
   readonly resolvers: readonly ModuleBearerResolver[];
   /** Applies every module's `decorateCaller` in order (for the session cookie, which has no bearer). */
@@ -132,7 +128,7 @@ function decorated(
  * Folds a list of modules into one. Names must be unique: two modules of
  * one package would register every route and migration twice.
  */
-export function composeModules(modules: readonly SvcModule[]): ComposedModules {
+export function composeModules<App>(modules: readonly SvcModule<App>[]): ComposedModules<App> {
   const seen = new Set<string>();
   for (const module of modules) {
     if (seen.has(module.name)) {
@@ -155,7 +151,9 @@ export function composeModules(modules: readonly SvcModule[]): ComposedModules {
   return {
     modules,
     migrations: modules.flatMap((module) => module.migrations ?? []),
-    routes: modules.flatMap((module) => module.routes ?? []),
+    routes(app) {
+      for (const module of modules) module.routes?.(app);
+    },
     resolvers:
       decorators.length === 0
         ? resolvers

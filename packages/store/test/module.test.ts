@@ -5,7 +5,11 @@ import { composeModules, type ModuleBearerResolver, type SvcModule } from "../sr
 const info = { ip: undefined, userAgent: undefined, cookie: undefined };
 const user = createAuthContext({ userId: "u1", via: "session" });
 
-function recorder(calls: string[], name: string, extra: Partial<SvcModule> = {}): SvcModule {
+function recorder<App>(
+  calls: string[],
+  name: string,
+  extra: Partial<SvcModule<App>> = {},
+): SvcModule<App> {
   return {
     name,
     start: () => {
@@ -24,17 +28,32 @@ function recorder(calls: string[], name: string, extra: Partial<SvcModule> = {})
 describe("composeModules", () => {
   it("keeps list order for migrations, routes, resolvers, start and reset, and closes last first", async () => {
     const calls: string[] = [];
-    const route = () => undefined;
-    const composed = composeModules([
-      recorder(calls, "a", { migrations: [{ owner: "a", migrations: [] }], routes: [route] }),
+    const composed = composeModules<string[]>([
+      recorder(calls, "a", {
+        migrations: [{ owner: "a", migrations: [] }],
+        routes: (app) => app.push("GET /a"),
+      }),
       recorder(calls, "b", { migrations: [{ owner: "b", migrations: [] }] }),
+      recorder(calls, "c", { routes: (app) => app.push("GET /c") }),
     ]);
     expect(composed.migrations.map((m) => m.owner)).toEqual(["a", "b"]);
-    expect(composed.routes).toEqual([route]);
+    const app: string[] = [];
+    composed.routes(app);
+    expect(app).toEqual(["GET /a", "GET /c"]);
     await composed.start();
     await composed.reset();
     await composed.close();
-    expect(calls).toEqual(["start a", "start b", "reset a", "reset b", "close b", "close a"]);
+    expect(calls).toEqual([
+      "start a",
+      "start b",
+      "start c",
+      "reset a",
+      "reset b",
+      "reset c",
+      "close c",
+      "close b",
+      "close a",
+    ]);
   });
 
   it("refuses a module listed twice", () => {

@@ -1,5 +1,5 @@
 import type { SvcModule, SvcRuntime } from "@svc/store";
-import type { RequestHandler } from "express";
+import type { IRouter, RequestHandler } from "express";
 import type { Auth } from "../auth.js";
 import { type AuthOptions, createAuth } from "../create-auth.js";
 import { createRateLimits } from "./rate-limits.js";
@@ -25,7 +25,7 @@ export interface AuthModuleOptions
 }
 
 /** auth-core as a module, plus the core and what other modules build on. */
-export interface AuthModule extends SvcModule {
+export interface AuthModule extends SvcModule<IRouter> {
   readonly auth: Auth;
   /**
    * A fresh per-address limiter sharing the sign-in endpoints' counters
@@ -67,7 +67,7 @@ export function authModule(runtime: SvcRuntime, options: AuthModuleOptions): Aut
         ? undefined
         : () => createRateLimits({ database: auth.database, now: runtime.now }).perIp,
     migrations: auth.migrations,
-    routes: [createAuthRouter(auth, { ...router, rateLimit })],
+    routes: (app) => app.use(createAuthRouter(auth, { ...router, rateLimit })),
     resolvers: [
       ...(adminToken === undefined ? [] : [adminTokenResolver(adminToken)]),
       apiKeyResolver(auth),

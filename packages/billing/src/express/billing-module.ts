@@ -1,5 +1,6 @@
 import type { AuthContext } from "@svc/schema";
 import type { SvcModule, SvcRuntime } from "@svc/store";
+import type { IRouter } from "express";
 import { type Billing, type BillingOptions, createBilling } from "../create-billing.js";
 import { type BillingRouterOptions, createBillingRouter } from "./billing-router.js";
 
@@ -27,7 +28,7 @@ export interface BillingModuleOptions
 }
 
 /** Billing as a module, plus the core (webhook replay, hooks, the studio). */
-export interface BillingModule extends SvcModule {
+export interface BillingModule extends SvcModule<IRouter> {
   readonly billing: Billing;
 }
 
@@ -55,7 +56,7 @@ export function billingModule(runtime: SvcRuntime, options: BillingModuleOptions
     name: "@svc/billing",
     billing,
     migrations: billing.migrations,
-    routes: [createBillingRouter(billing, router ?? {})],
+    routes: (app) => app.use(createBillingRouter(billing, router ?? {})),
     // Without payments nobody has entitlements: nothing to look up.
     ...(billing.paymentsEnabled && {
       decorateCaller: async (caller: AuthContext) => {

@@ -1,4 +1,5 @@
 import type { SvcModule, SvcRuntime } from "@svc/store";
+import type { IRouter } from "express";
 import { type CreateFilesOptions, createFiles, type Files } from "../create-files.js";
 import { filesMigrations } from "../tables.js";
 import { createFilesRouter } from "./files-router.js";
@@ -7,7 +8,7 @@ import { createFilesRouter } from "./files-router.js";
 export type FilesModuleOptions = Omit<CreateFilesOptions, "store" | "db" | "now">;
 
 /** Files as a module, plus the core (its URL prefix, the studio). */
-export interface FilesModule extends SvcModule {
+export interface FilesModule extends SvcModule<IRouter> {
   readonly files: Files;
 }
 
@@ -22,7 +23,7 @@ export function filesModule(runtime: SvcRuntime, options: FilesModuleOptions): F
     name: "@svc/files",
     files,
     migrations: [filesMigrations()],
-    routes: [createFilesRouter(files)],
+    routes: (app) => app.use(createFilesRouter(files)),
     async close() {
       files.close();
     },

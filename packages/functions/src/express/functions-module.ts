@@ -1,11 +1,12 @@
 import { getCaller } from "@svc/schema/http";
 import type { SvcModule, SvcRuntime } from "@svc/store";
+import type { IRouter } from "express";
 import {
   createFunctionRunner,
   type FunctionRunner,
   type FunctionRunnerOptions,
 } from "../create-function-runner.js";
-import { createFunctionRouter } from "./function-router.js";
+import { registerFunctionRoutes } from "./function-router.js";
 
 /** What `functionsModule` needs beside the runtime. */
 export interface FunctionsModuleOptions
@@ -21,7 +22,7 @@ export interface FunctionsModuleOptions
 }
 
 /** The server functions as a module, plus the runner (jobs, live queries, rooms, billing hooks). */
-export interface FunctionsModule extends SvcModule {
+export interface FunctionsModule extends SvcModule<IRouter> {
   readonly runner: FunctionRunner;
 }
 
@@ -46,11 +47,10 @@ export function functionsModule(
   return {
     name: "@svc/functions",
     runner,
-    routes: [
-      createFunctionRouter(runner, {
+    routes: (app) =>
+      registerFunctionRoutes(app, runner, {
         caller: getCaller,
         ...(bodyLimitBytes !== undefined && { bodyLimitBytes }),
       }),
-    ],
   };
 }

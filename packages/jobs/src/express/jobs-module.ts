@@ -1,4 +1,5 @@
 import type { SvcModule, SvcRuntime } from "@svc/store";
+import type { IRouter } from "express";
 import { createQueueScheduler, type QueueScheduler } from "../job-scheduler.js";
 import { createJobQueue, type JobQueue, type JobQueueOptions } from "../queue.js";
 import { jobsMigrations } from "../tables.js";
@@ -19,7 +20,7 @@ export interface JobsModuleOptions extends Omit<JobQueueOptions, "db" | "dialect
 }
 
 /** The job queue as a module. */
-export interface JobsModule extends SvcModule {
+export interface JobsModule extends SvcModule<IRouter> {
   readonly queue: JobQueue;
   /** For @svc/functions' `ctx.scheduler`: enqueues in the caller's transaction and wakes the worker. */
   readonly scheduler: QueueScheduler;
@@ -45,7 +46,7 @@ export function jobsModule(runtime: SvcRuntime, options: JobsModuleOptions = {})
     queue,
     scheduler: createQueueScheduler(queue, { onScheduled: () => worker?.wake() }),
     migrations: [jobsMigrations({ schema: queueOptions.schema })],
-    routes: [createJobsRouter(queue)],
+    routes: (app) => app.use(createJobsRouter(queue)),
     start() {
       if (workerSettings === undefined) return;
       const settings = workerSettings();

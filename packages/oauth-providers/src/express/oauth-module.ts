@@ -1,4 +1,5 @@
 import type { SvcModule, SvcRuntime } from "@svc/store";
+import type { IRouter } from "express";
 import { createStateStore, type StateStore } from "../state-store.js";
 import { oauthStateMigrations } from "../tables.js";
 import { createOAuthRouter, type OAuthRouterOptions } from "./oauth-router.js";
@@ -7,7 +8,7 @@ import { createOAuthRouter, type OAuthRouterOptions } from "./oauth-router.js";
 export type OAuthModuleOptions = Omit<OAuthRouterOptions, "states">;
 
 /** The OAuth sign-in routes as a module, plus the state store they use. */
-export interface OAuthModule extends SvcModule {
+export interface OAuthModule extends SvcModule<IRouter> {
   readonly states: StateStore;
 }
 
@@ -27,7 +28,7 @@ export function oauthModule(runtime: SvcRuntime, options: OAuthModuleOptions): O
     name: "@svc/oauth-providers",
     states,
     migrations: [oauthStateMigrations()],
-    routes: [createOAuthRouter({ ...options, states })],
+    routes: (app) => app.use(createOAuthRouter({ ...options, states })),
     reset: () => states.clear(),
   };
 }

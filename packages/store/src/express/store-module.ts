@@ -1,8 +1,9 @@
 import { getCaller } from "@svc/schema/http";
+import type { IRouter } from "express";
 import { idempotencyMigrations } from "../idempotency.js";
 import { createIdempotency, type Idempotency } from "../idempotent-writes.js";
 import type { SvcModule, SvcRuntime } from "../module.js";
-import { createEntityRouter } from "./entity-router.js";
+import { registerEntityRoutes } from "./entity-router.js";
 
 /** What `storeModule` needs beside the runtime. */
 export interface StoreModuleOptions {
@@ -11,7 +12,7 @@ export interface StoreModuleOptions {
 }
 
 /** The store's HTTP side as a module, plus the record of idempotent writes other modules share. */
-export interface StoreModule extends SvcModule {
+export interface StoreModule extends SvcModule<IRouter> {
   /** The `Idempotency-Key` record; @svc/functions' module writes through the same one. */
   readonly idempotency: Idempotency;
 }
@@ -30,13 +31,12 @@ export function storeModule(runtime: SvcRuntime, options: StoreModuleOptions = {
     name: "@svc/store",
     idempotency,
     migrations: [idempotencyMigrations()],
-    routes: [
-      createEntityRouter(runtime.store, {
+    routes: (app) =>
+      registerEntityRoutes(app, runtime.store, {
         caller: getCaller,
         idempotency,
         ...(options.bodyLimitBytes !== undefined && { bodyLimitBytes: options.bodyLimitBytes }),
       }),
-    ],
     reset: () => runtime.store.truncateAll(),
   };
 }

@@ -1,4 +1,5 @@
 import type { SvcModule, SvcRuntime } from "@svc/store";
+import type { IRouter } from "express";
 import type { ChangeLog } from "../change-log.js";
 import { createSync, type Sync, type SyncOptions } from "../create-sync.js";
 import { startPruning } from "../prune-timer.js";
@@ -20,7 +21,7 @@ export interface SyncModuleOptions extends Omit<SyncOptions, "store" | "log"> {
 }
 
 /** Sync as a module, plus the core the live transports serve. */
-export interface SyncModule extends SvcModule {
+export interface SyncModule extends SvcModule<IRouter> {
   readonly sync: Sync;
 }
 
@@ -38,7 +39,7 @@ export function syncModule(runtime: SvcRuntime, options: SyncModuleOptions): Syn
     name: "@svc/sync",
     sync,
     migrations: [syncMigrations()],
-    routes: [createSyncRouter(sync)],
+    routes: (app) => app.use(createSyncRouter(sync)),
     async start() {
       await changeLog.ready();
       stopPruning = startPruning(changeLog, {
