@@ -9,6 +9,7 @@ import {
   ChangeFeedError,
   type ChangeLog,
   createChangeLog,
+  createSync,
   type LoggedChange,
   reconnectDelay,
   syncMigrations,
@@ -597,6 +598,30 @@ describe.skipIf(postgres === undefined)("following on demand on Postgres", () =>
     } finally {
       await feed.close();
     }
+  });
+
+  it("sync's exists cache is current only while following: bypassed while paused, dropped at pause and resume", async () => {
+    const p = await startServer();
+    const q = await startServer();
+    const sync = createSync({ store: p.store, log: p.log });
+    const lookup = [{ field: "value", type: "string", value: "fresh" }] as const;
+    // Paused: a resolver of one use each time, reading the rows as they are.
+    expect(sync.existsResolver()).not.toBe(sync.existsResolver());
+    let release = p.log.follow();
+    await p.log.latestCursor();
+    const shared = sync.existsResolver();
+    expect(sync.existsResolver()).toBe(shared);
+    expect(await shared("Secret", lookup)).toBe(false);
+    release();
+    // Written while P does not follow: no change reaches P's cache.
+    await q.store.transaction(adminAuth, (db) => db.insert("Secret", { value: "fresh" }));
+    expect(await sync.existsResolver()("Secret", lookup)).toBe(true);
+    release = p.log.follow();
+    await p.log.latestCursor();
+    await waitFor(() => p.log.following(), "P to follow again");
+    // The answer cached before the pause is gone.
+    expect(await sync.existsResolver()("Secret", lookup)).toBe(true);
+    release();
   });
 
   it("a subscriber with a cursor taken before the pause catches up with no gap and no duplicate", async () => {
