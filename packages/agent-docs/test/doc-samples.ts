@@ -177,8 +177,9 @@ export interface TypeScriptSample {
  * NodeNext, the `@svc/source` condition so `@svc/*` imports resolve to the
  * packages' TypeScript source). `@svc/server` is an app no package may depend
  * on, so it is mapped to its source with `paths` instead of a dependency;
- * `@svc/client` (the client page's samples) is mapped the same way, as this
- * package has no reason to depend on it.
+ * `@svc/client` (the client page's samples), auth-core's and sync's entry
+ * points (the modules page's) are mapped the same way, as this package has
+ * no reason to depend on them.
  */
 function compilerOptions(): ts.CompilerOptions {
   const configPath = join(repoRoot, "tooling", "tsconfig", "base.json");
@@ -198,6 +199,10 @@ function compilerOptions(): ts.CompilerOptions {
     paths: {
       "@svc/server": [join(repoRoot, "apps", "server", "src", "index.ts")],
       "@svc/client": [join(repoRoot, "packages", "client", "src", "index.ts")],
+      // The modules page composes packages this one does not depend on.
+      "@svc/auth-core/express": [join(repoRoot, "packages", "auth-core", "src", "express.ts")],
+      "@svc/sync": [join(repoRoot, "packages", "sync", "src", "index.ts")],
+      "@svc/sync/express": [join(repoRoot, "packages", "sync", "src", "express.ts")],
     },
   };
 }
