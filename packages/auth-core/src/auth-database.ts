@@ -1,4 +1,4 @@
-import type { EntityTables, StoreDialect } from "@svc/store";
+import { dialectFor, type EntityTables, type StoreDialect } from "@svc/store";
 import type { Kysely } from "kysely";
 import type { AuthTables } from "./tables.js";
 
@@ -22,9 +22,7 @@ export interface AuthDatabase {
  */
 export function authTables(database: AuthDatabase, db?: Kysely<EntityTables>): Kysely<AuthTables> {
   const base = (db ?? database.db) as unknown as Kysely<AuthTables>;
-  return database.schema !== undefined && database.dialect === "sqlite"
-    ? base.withSchema(database.schema)
-    : base;
+  return dialectFor(database.dialect).withAttachedSchema(base, database.schema);
 }
 
 /** The kysely handle for the account tables (password hashes), always in the application database. */

@@ -1,5 +1,5 @@
 import { type AuthContext, adminAuth, createAuthContext, generateId } from "@svc/schema";
-import { createMembershipLookup, type EntityTables, type Store } from "@svc/store";
+import { createMembershipLookup, dialectFor, type EntityTables, type Store } from "@svc/store";
 import type { Kysely } from "kysely";
 import { createApiKeys } from "./api-keys.js";
 import { type AuditKind, listAudit, operatorAuditKinds, recordAudit } from "./audit.js";
@@ -156,7 +156,8 @@ export function createAuth(options: AuthOptions): Auth {
     now,
     pollMs:
       options.revocationPollMs ??
-      (options.database.dialect === "postgres"
+      // Other servers on a shared database revoke too: poll them sooner.
+      (dialectFor(options.database.dialect).concurrentWriters
         ? DEFAULT_SHARED_REVOCATION_POLL_MS
         : DEFAULT_REVOCATION_POLL_MS),
     onError(error) {

@@ -1,4 +1,4 @@
-import type { StoreDialect } from "@svc/store";
+import { dialectFor, type StoreDialect } from "@svc/store";
 import { CompiledQuery, type Kysely } from "kysely";
 import { newSessionToken, sha256Hex } from "./secrets.js";
 import type { AuthTables, SessionsTable } from "./tables.js";
@@ -108,7 +108,7 @@ export async function lockLiveSession(
   input: { id: string; now: number; dialect: StoreDialect },
 ): Promise<boolean> {
   const select = db.selectFrom("svc_sessions").select("expires_at").where("id", "=", input.id);
-  const row = await (input.dialect === "postgres" ? select.forUpdate() : select).executeTakeFirst();
+  const row = await dialectFor(input.dialect).lockForUpdate(select).executeTakeFirst();
   return row !== undefined && Number(row.expires_at) > input.now;
 }
 

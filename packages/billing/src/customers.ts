@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { findEntity } from "@svc/schema";
 import {
   adminAuth,
+  dialectFor,
   type EntityReader,
   type EntityTables,
   type EntityWriter,
@@ -116,7 +117,8 @@ export async function ensureCustomer(deps: CustomerDeps, userId: string): Promis
   const known = await customerOfUser(deps.db, userId);
   if (known !== null) return known;
   return deps.mutex.run(userId, () =>
-    deps.store.dialect === "postgres"
+    // Several servers write at once: an advisory lock serialises them.
+    dialectFor(deps.store.dialect).concurrentWriters
       ? createLockedOnPostgres(deps, userId)
       : createOnSqlite(deps, userId),
   );

@@ -2,7 +2,7 @@ import { createDocsLibrary, type DocsSources } from "@svc/agent-docs";
 import { type Auth, createAuth } from "@svc/auth-core";
 import { createFunctionRunner, type FunctionRegistry, type FunctionRunner } from "@svc/functions";
 import { type Manifest, parseManifest } from "@svc/schema";
-import { createStore, type EntityTables, type Store } from "@svc/store";
+import { createStore, type EntityTables, type Store, sqliteDialect } from "@svc/store";
 import { openD1 } from "./d1/d1-dialect.js";
 import { type EdgeConfig, type EdgeEnv, parseEdgeConfig } from "./edge-config.js";
 import { EdgeError } from "./errors.js";
@@ -13,6 +13,9 @@ import { type AgentRoutes, createAgentRoutes } from "./routes/agent-routes.js";
 import { createAuthRoutes } from "./routes/auth-routes.js";
 import { createDataRoutes } from "./routes/data-routes.js";
 import { unavailableOnEdge } from "./routes/unavailable.js";
+
+/** D1 is SQLite: the store and auth-core speak its dialect. */
+const D1_DIALECT = sqliteDialect.name;
 
 /** What the build bundles into a Worker: the app, known at build time. */
 export interface EdgeAppDefinition {
@@ -85,7 +88,7 @@ export function createEdgeApp(
   const db = openD1<EntityTables>(env.DB);
   const store = createStore({
     db,
-    dialect: "sqlite",
+    dialect: D1_DIALECT,
     manifest,
     groupCommit: false,
     clock: () => new Date(now()),
@@ -93,7 +96,7 @@ export function createEdgeApp(
   });
   const auth = createAuth({
     store,
-    database: { db, dialect: "sqlite" },
+    database: { db, dialect: D1_DIALECT },
     secret: config.authSecret,
     devMode: config.devMode,
     email: config.email,

@@ -1,4 +1,4 @@
-import type { EntityTables, StoreDialect } from "@svc/store";
+import { dialectFor, type EntityTables, type StoreDialect } from "@svc/store";
 import { type Kysely, sql } from "kysely";
 import { type Job, toJob } from "./job.js";
 import { JOBS_TABLE, type JobsTable, type JobsTables } from "./tables.js";
@@ -37,7 +37,7 @@ export async function claimJobs(
     updated_at: at,
   };
   let rows: JobsTable[];
-  if (dialect === "postgres") {
+  if (dialectFor(dialect).concurrentWriters) {
     // SKIP LOCKED: concurrent claimers on other servers take other rows
     // instead of waiting for these, and never the same ones.
     rows = await context.db.transaction().execute(async (trx) => {

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { type AuthContext, authContextSchema } from "@svc/schema";
-import type { EntityTables, StoreDialect } from "@svc/store";
+import { dialectFor, type EntityTables, type StoreDialect } from "@svc/store";
 import type { Kysely } from "kysely";
 import { z } from "zod";
 import { type BackoffOptions, backoffDelay } from "./backoff.js";
@@ -155,11 +155,11 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
   const random = options.random ?? Math.random;
   const defaultMaxAttempts = options.maxAttempts ?? 5;
   const leaseMs = options.leaseMs ?? 60_000;
-  const schema = dialect === "sqlite" ? options.schema : undefined;
-  const tables = (db?: Kysely<EntityTables>): Kysely<JobsTables> => {
-    const base = (db ?? options.db) as unknown as Kysely<JobsTables>;
-    return schema === undefined ? base : base.withSchema(schema);
-  };
+  const tables = (db?: Kysely<EntityTables>): Kysely<JobsTables> =>
+    dialectFor(dialect).withAttachedSchema(
+      (db ?? options.db) as unknown as Kysely<JobsTables>,
+      options.schema,
+    );
 
   async function enqueue(
     trx: Kysely<EntityTables> | undefined,

@@ -1,5 +1,5 @@
 import { createHash, createHmac } from "node:crypto";
-import type { EntityTables, StoreDialect } from "@svc/store";
+import { dialectFor, type EntityTables, type StoreDialect } from "@svc/store";
 import { generateCodeVerifier, generateState } from "arctic";
 import type { Kysely } from "kysely";
 import { OAuthError } from "./errors.js";
@@ -80,10 +80,7 @@ export function createStateStore(options: StateStoreOptions): StateStore {
   const now = options.now ?? Date.now;
   const ttl = options.ttlMs ?? STATE_TTL_MS;
   const root = options.db as unknown as Kysely<OAuthStateTables>;
-  const db =
-    options.dialect === "sqlite" && options.schema !== undefined
-      ? root.withSchema(options.schema)
-      : root;
+  const db = dialectFor(options.dialect).withAttachedSchema(root, options.schema);
   const hash = (state: string): string =>
     options.secret === undefined
       ? createHash("sha256").update(state).digest("hex")

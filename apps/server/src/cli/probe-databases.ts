@@ -23,9 +23,9 @@ export async function openProbeDatabases(databaseURL: string | undefined): Promi
   const sqlite = openSqlite(":memory:");
   const postgres =
     databaseURL === undefined ? undefined : openPostgres(databaseURL, { max: 1, readMax: 0 });
-  const databases: AccessTestDatabase[] = [{ name: "sqlite", dialect: "sqlite", db: sqlite.db }];
-  if (postgres !== undefined)
-    databases.push({ name: "postgres", dialect: "postgres", db: postgres.db });
+  const databases: AccessTestDatabase[] = [sqlite, postgres].flatMap((opened) =>
+    opened === undefined ? [] : [{ name: opened.dialect, dialect: opened.dialect, db: opened.db }],
+  );
   return {
     databases,
     async close() {

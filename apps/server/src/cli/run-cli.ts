@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { compilePolicies, explain, POLICY_ACTIONS, PolicyError } from "@svc/policy-engine";
 import { authContextSchema, createAuthContext } from "@svc/schema";
+import { isStoreDialect, STORE_DIALECTS, sqliteDialect } from "@svc/store";
 import { z } from "zod";
 import { ConfigError } from "../config.js";
 import { loadManifestFile } from "../manifest-file.js";
@@ -122,7 +123,7 @@ export async function runCli(
         auth: { type: "string" },
         data: { type: "string" },
         existing: { type: "string" },
-        dialect: { type: "string", default: "sqlite" },
+        dialect: { type: "string", default: sqliteDialect.name },
         json: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
       },
@@ -144,8 +145,8 @@ export async function runCli(
     if (knownAction === undefined) {
       throw new UsageError(`the action must be one of ${POLICY_ACTIONS.join(", ")}`);
     }
-    if (values.dialect !== "sqlite" && values.dialect !== "postgres") {
-      throw new UsageError("--dialect must be sqlite or postgres");
+    if (!isStoreDialect(values.dialect)) {
+      throw new UsageError(`--dialect must be ${STORE_DIALECTS.join(" or ")}`);
     }
     const manifest = await loadManifestFile(values.manifest ?? env.SVC_MANIFEST ?? "svc.json");
     if (!manifest.entities.some((candidate) => candidate.name === entity)) {

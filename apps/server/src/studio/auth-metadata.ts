@@ -1,4 +1,5 @@
 import type { AuthDatabase } from "@svc/auth-core";
+import { dialectFor } from "@svc/store";
 import { z } from "zod";
 import { StudioError } from "./studio-errors.js";
 
@@ -65,9 +66,7 @@ const apiKeyRow = z.object({
 
 /** The session-store tables' handle: on SQLite they live in an attached database. */
 function sessionStore(database: AuthDatabase): AuthDatabase["db"] {
-  return database.schema !== undefined && database.dialect === "sqlite"
-    ? database.db.withSchema(database.schema)
-    : database.db;
+  return dialectFor(database.dialect).withAttachedSchema(database.db, database.schema);
 }
 
 function decodeCursor(cursor: string | undefined): { at: number; id: string } | undefined {

@@ -1,5 +1,6 @@
 import { compilePolicies, explain, POLICY_ACTIONS } from "@svc/policy-engine";
 import { authContextSchema, createAuthContext, findEntity, type PolicyDef } from "@svc/schema";
+import { STORE_DIALECTS } from "@svc/store";
 import type { RequestHandler, Router } from "express";
 import type { z } from "zod";
 import { formatExplanation } from "../cli/format-explanation.js";
@@ -16,8 +17,6 @@ import type { StudioOptions } from "./studio-options.js";
 
 /** The caller to explain for, as `svc policy explain --auth` takes it: any fields of the auth context. */
 const callerInput = authContextSchema.unwrap().partial().strict();
-
-const DIALECTS = ["sqlite", "postgres"] as const;
 
 function parseCaller(text: string | undefined): z.infer<typeof callerInput> {
   if (text === undefined) return {};
@@ -92,7 +91,7 @@ export function registerPolicyPages(
       const auth = createAuthContext(parseCaller(callerText));
       explained = html`${POLICY_ACTIONS.map((action) => {
         // Only a read compiles to SQL; the other actions read the same in both dialects.
-        const dialects = action === "read" ? DIALECTS : DIALECTS.slice(0, 1);
+        const dialects = action === "read" ? STORE_DIALECTS : STORE_DIALECTS.slice(0, 1);
         return html`<h3>${action}</h3>${dialects.map(
           (dialect) =>
             html`${action === "read" && html`<p>${dialect}</p>`}<pre class="explain" data-action="${action}" data-dialect="${dialect}">${formatExplanation(

@@ -1,5 +1,5 @@
 import type { AuthDatabase } from "@svc/auth-core";
-import type { PackageMigrations } from "@svc/store";
+import { dialectFor, type PackageMigrations } from "@svc/store";
 
 /**
  * The studio's sign-ins, one row each: `id` is the SHA-256 (hex) of the
@@ -14,9 +14,7 @@ export const STUDIO_SESSIONS_TABLE = "svc_studio_sessions";
  * unset), on Postgres in the application database every server shares.
  */
 export function studioSessionTable(database: AuthDatabase): AuthDatabase["db"] {
-  return database.schema !== undefined && database.dialect === "sqlite"
-    ? database.db.withSchema(database.schema)
-    : database.db;
+  return dialectFor(database.dialect).withAttachedSchema(database.db, database.schema);
 }
 
 /**

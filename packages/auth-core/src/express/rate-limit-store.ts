@@ -1,3 +1,4 @@
+import { dialectFor } from "@svc/store";
 import type { ClientRateLimitInfo, Options, Store } from "express-rate-limit";
 import { sql } from "kysely";
 import type { AuthDatabase } from "../auth-database.js";
@@ -34,17 +35,12 @@ export class DatabaseRateLimitStore implements Store {
 
   #table() {
     const { schema, dialect } = this.#database;
-    return schema !== undefined && dialect === "sqlite"
-      ? sql`${sql.id(schema)}.${sql.id("svc_rate_limits")}`
-      : sql.id("svc_rate_limits");
+    return dialectFor(dialect).table("svc_rate_limits", schema);
   }
 
-  // In an upsert, SQLite reads a bare column as the existing row's value;
-  // Postgres needs the table name to tell it from `excluded`.
+  // In an upsert, the existing row's value (not `excluded`'s).
   #existing(column: "hits" | "reset_at") {
-    return this.#database.dialect === "postgres"
-      ? sql`${sql.id("svc_rate_limits")}.${sql.id(column)}`
-      : sql.id(column);
+    return dialectFor(this.#database.dialect).existingColumn("svc_rate_limits", column);
   }
 
   async increment(key: string): Promise<ClientRateLimitInfo> {

@@ -1,4 +1,5 @@
 import type { AuthContext } from "@svc/schema";
+import { dialectFor } from "@svc/store";
 import { recordAudit } from "../audit.js";
 import { type AuthRuntime, accountTablesOf, tablesOf } from "../auth-runtime.js";
 import { AuthError } from "../errors.js";
@@ -66,10 +67,7 @@ export async function changePassword(
       .selectFrom("svc_passwords")
       .select("hash")
       .where("user_id", "=", userId);
-    const row = await (runtime.database.dialect === "postgres"
-      ? select.forUpdate()
-      : select
-    ).executeTakeFirst();
+    const row = await dialectFor(runtime.database.dialect).lockForUpdate(select).executeTakeFirst();
     // Reset, changed or removed (a claim) while argon2 ran.
     if (row?.hash !== stored.hash) throw wrongPassword();
     const sessions = tablesOf(runtime, trx);

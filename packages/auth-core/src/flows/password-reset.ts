@@ -1,4 +1,4 @@
-import { adminAuth } from "@svc/store";
+import { adminAuth, dialectFor } from "@svc/store";
 import { recordAudit } from "../audit.js";
 import {
   type AuthRuntime,
@@ -134,10 +134,9 @@ export async function resetPassword(
         .selectFrom("svc_passwords")
         .select("hash")
         .where("user_id", "=", user.id);
-      const stored = await (runtime.database.dialect === "postgres"
-        ? select.forUpdate()
-        : select
-      ).executeTakeFirst();
+      const stored = await dialectFor(runtime.database.dialect)
+        .lockForUpdate(select)
+        .executeTakeFirst();
       const now = runtime.now();
       const claimed = await proveAddressIn(runtime, tx, user.id, {
         method: "password-reset",

@@ -1,4 +1,4 @@
-import { adminAuth, StoreError } from "@svc/store";
+import { adminAuth, dialectFor, StoreError } from "@svc/store";
 import {
   type AuthRuntime,
   accountTablesOf,
@@ -113,10 +113,9 @@ export async function loginPassword(
       .selectFrom("svc_passwords")
       .select("hash")
       .where("user_id", "=", user.id);
-    const current = await (runtime.database.dialect === "postgres"
-      ? select.forUpdate()
-      : select
-    ).executeTakeFirst();
+    const current = await dialectFor(runtime.database.dialect)
+      .lockForUpdate(select)
+      .executeTakeFirst();
     if (current?.hash !== stored.hash) throw new AuthError("INVALID_CREDENTIALS");
     return signIn(runtime, { userId: user.id, method: "password", client, db: trx });
   });

@@ -2,10 +2,13 @@ import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createAuth } from "@svc/auth-core";
 import type { Manifest } from "@svc/schema";
-import { createStore, type EntityTables } from "@svc/store";
+import { createStore, type EntityTables, sqliteDialect } from "@svc/store";
 import Database from "better-sqlite3";
 import { type CompiledQuery, Kysely, SqliteDialect } from "kysely";
 import { EDGE_TABLES_SQL } from "../d1/d1-dialect.js";
+
+/** D1 is SQLite: the store and auth-core speak its dialect. */
+const D1_DIALECT = sqliteDialect.name;
 
 const WRITES = /^\s*(create|alter|drop|insert|update|delete)\b/i;
 const IDEMPOTENT = /^\s*create (table|index|unique index) if not exists\b/i;
@@ -73,10 +76,10 @@ export async function planMigration(manifest: Manifest, dir: string): Promise<st
         }
       },
     });
-    const store = createStore({ db, dialect: "sqlite", manifest, groupCommit: false });
+    const store = createStore({ db, dialect: D1_DIALECT, manifest, groupCommit: false });
     const auth = createAuth({
       store,
-      database: { db, dialect: "sqlite" },
+      database: { db, dialect: D1_DIALECT },
       secret: "svc edge build: migrations only, never a real secret",
     });
     await store.migrate({ packages: auth.migrations });
