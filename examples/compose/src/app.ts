@@ -7,20 +7,25 @@ import { createAuth } from "@svc/auth-core";
 import {
   adminTokenResolver,
   authenticate,
+  clearedSessionCookie,
   createAuthRouter,
+  SESSION_COOKIE,
   sessionResolver,
 } from "@svc/auth-core/express";
 import { parseManifest } from "@svc/schema";
 import { errorHandler, getCaller } from "@svc/schema/http";
 import { createStore } from "@svc/store";
 import { createEntityRouter, jsonBody } from "@svc/store/express";
+import { openPostgres } from "@svc/store/pg";
 import { openSqlite } from "@svc/store/sqlite";
 import { createChangeLog, createSync, syncMigrations } from "@svc/sync";
 import { createSyncRouter } from "@svc/sync/express";
-import express from "express";
+import express, { type Request } from "express";
 
 export interface ComposeOptions {
-  /** A directory for the database files, or ":memory:". */
+  /** A Postgres connection string; without it the data lives in SQLite files under `dataDir`. */
+  readonly databaseURL?: string | undefined;
+  /** A directory for the SQLite files, or ":memory:". */
   readonly dataDir: string;
   /** The deployment secret (at least 32 characters): keys sessions and codes. */
   readonly secret: string;
@@ -36,28 +41,44 @@ function databaseFile(dataDir: string, name: string): string {
   return dataDir === ":memory:" ? ":memory:" : join(dataDir, name);
 }
 
-export async function createComposedApp(options: ComposeOptions) {
-  // auth-core keeps its sessions in an attached database of their own.
+function openDatabase(options: ComposeOptions) {
+  if (options.databaseURL !== undefined) {
+    // On Postgres auth-core's tables live in the application database.
+    return { database: openPostgres(options.databaseURL), authSchema: undefined };
+  }
+  // On SQLite auth-core keeps its sessions in an attached database file of their own.
   const database = openSqlite(databaseFile(options.dataDir, "data.db"), {
     attach: { auth: databaseFile(options.dataDir, "auth.db") },
   });
+  return { database, authSchema: "auth" };
+}
+
+export async function createComposedApp(options: ComposeOptions) {
+  const { database, authSchema } = openDatabase(options);
   const { db, dialect } = database;
   const changeLog = createChangeLog({ db, dialect });
   const store = createStore({ ...database, manifest, changeBus: changeLog });
   const auth = createAuth({
     store,
-    database: { db, dialect, schema: "auth" },
+    database: { db, dialect, schema: authSchema },
     secret: options.secret,
   });
   await store.migrate({ packages: [...auth.migrations, syncMigrations()] });
   const sync = createSync({ store, log: changeLog });
 
+  // The session cookie is `Secure`: serve the app over HTTPS (bearer tokens work either way).
+  const cookie = { sameSite: "lax", secure: true } as const;
   const app = express();
   // Who calls: the admin token, or a `svc_` session (bearer or cookie).
   app.use(
     authenticate({
       resolvers: [adminTokenResolver(options.adminToken), sessionResolver(auth)],
-      cookie: { name: "svc_session", resolve: (token) => auth.resolveSession(token) },
+      cookie: {
+        name: SESSION_COOKIE,
+        resolve: (token) => auth.resolveSession(token),
+        // A stale cookie makes the caller anonymous and is cleared.
+        clear: () => clearedSessionCookie(cookie),
+      },
     }),
   );
 
@@ -78,13 +99,10 @@ export async function createComposedApp(options: ComposeOptions) {
   });
 
   // svc's routes: /api/auth/..., /api/entities/..., /api/sync/pull.
-  // The session cookie is `Secure`: serve the app over HTTPS (bearer tokens work either way).
-  app.use(
-    createAuthRouter(auth, { cookie: { sameSite: "lax", secure: true }, trustedOrigins: [] }),
-  );
+  app.use(createAuthRouter(auth, { cookie, trustedOrigins: [] }));
   app.use(createEntityRouter(store));
   app.use(createSyncRouter(sync));
-  app.use(errorHandler());
+  app.use(errorHandler<Request>());
 
   return {
     app,
