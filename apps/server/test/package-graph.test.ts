@@ -51,6 +51,8 @@ const allowed: Readonly<Record<string, readonly string[]>> = {
     "@svc/files",
     "@svc/agent-docs",
     "@svc/mcp-server",
+    // Only `svc build --target edge` loads it (a dynamic import), never the server.
+    "@svc/edge",
   ],
 };
 

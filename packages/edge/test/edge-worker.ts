@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -17,9 +17,8 @@ export interface SentEmail {
   readonly body: string;
 }
 
-/** A built app running in workerd (miniflare) on a local D1 database. */
-export interface EdgeWorker extends AsyncDisposable {
-  readonly build: BuildEdgeResult;
+/** A Worker directory running in workerd (miniflare) on a local D1 database. */
+export interface ServedWorker extends AsyncDisposable {
   readonly d1: D1Database;
   readonly emails: SentEmail[];
   /** `fetch` against the Worker, `path` relative to its origin. */
@@ -31,6 +30,11 @@ export interface EdgeWorker extends AsyncDisposable {
     options?: { token?: string; body?: unknown },
     // biome-ignore lint/suspicious/noExplicitAny: tests read answers loosely.
   ): Promise<{ status: number; body: any }>;
+}
+
+/** A built app running in workerd (miniflare) on a local D1 database. */
+export interface EdgeWorker extends ServedWorker {
+  readonly build: BuildEdgeResult;
 }
 
 /** The path of a fixture app's manifest. */
@@ -55,10 +59,30 @@ export async function startEdgeWorker(
 ): Promise<EdgeWorker> {
   const outDir = await mkdtemp(join(tmpdir(), "svc-edge-"));
   const build = await buildEdgeApp({ manifestPath, outDir, minify: false });
+  const served = await serveEdgeWorker(outDir, options);
+  return {
+    ...served,
+    build,
+    async [Symbol.asyncDispose]() {
+      await served[Symbol.asyncDispose]();
+      await rm(outDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Runs a Worker directory that a build wrote (`worker.js`, `migrations/`)
+ * in workerd on a fresh local D1 database with every migration applied, as
+ * `wrangler d1 migrations apply --local` would. The directory is left as is.
+ */
+export async function serveEdgeWorker(
+  outDir: string,
+  options: { bindings?: Record<string, string> } = {},
+): Promise<ServedWorker> {
   const emails: SentEmail[] = [];
   const mf = new Miniflare({
     modules: true,
-    scriptPath: build.workerPath,
+    scriptPath: join(outDir, "worker.js"),
     modulesRoot: outDir,
     compatibilityDate: "2025-09-15",
     compatibilityFlags: ["nodejs_compat", "enable_nodejs_global_timers"],
@@ -81,14 +105,14 @@ export async function startEdgeWorker(
     },
   });
   const d1 = (await mf.getD1Database("DB")) as unknown as D1Database;
-  if (build.migrationPath !== null) {
-    const statements = splitStatements(await readFile(build.migrationPath, "utf8"));
+  const migrations = join(outDir, "migrations");
+  for (const file of (await readdir(migrations)).filter((name) => name.endsWith(".sql")).sort()) {
+    const statements = splitStatements(await readFile(join(migrations, file), "utf8"));
     await d1.batch(statements.map((statement) => d1.prepare(statement)));
   }
   const fetchWorker = async (path: string, init?: RequestInit): Promise<Response> =>
     (await mf.dispatchFetch(`http://edge.test${path}`, init as never)) as unknown as Response;
   return {
-    build,
     d1,
     emails,
     fetch: fetchWorker,
@@ -106,7 +130,6 @@ export async function startEdgeWorker(
     },
     async [Symbol.asyncDispose]() {
       await mf.dispose();
-      await rm(outDir, { recursive: true, force: true });
     },
   };
 }

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { ConfigError } from "../config.js";
 import { loadManifestFile } from "../manifest-file.js";
 import { BACKUP_USAGE, BackupUsageError, runBackupCommand } from "./backup-command.js";
+import { BUILD_USAGE, BuildError, runBuildCommand } from "./build-command.js";
 import type { CliIO } from "./cli-io.js";
 import { CODEGEN_USAGE, CodegenUsageError, runCodegen } from "./codegen.js";
 import { formatExplanation } from "./format-explanation.js";
@@ -34,6 +35,7 @@ Other commands:
   svc backup <dir>     backs up the embedded database and uploads (svc backup --help)
   svc restore <dir>    restores such a backup (svc restore --help)
   svc seed             loads seed/*.json into the running server (svc seed --help)
+  svc build --target edge   bundles the app into a Cloudflare Worker (svc build --help)
 `;
 
 // The caller's fields from @svc/schema, each optional (the rest default to the anonymous caller's).
@@ -59,7 +61,7 @@ function parseJSON<T>(flag: string, text: string | undefined, schema: z.ZodType<
 
 /**
  * The `svc` command line: `svc policy explain`, `svc codegen`, `svc backup`,
- * `svc restore` and `svc seed`. Returns the exit code: 0 done, 1 the manifest, its
+ * `svc restore`, `svc seed` and `svc build`. Returns the exit code: 0 done, 1 the manifest, its
  * policies, a file or the environment is invalid or a backup or restore was
  * refused, 2 a usage error.
  */
@@ -94,6 +96,26 @@ export async function runCli(
       }
       if (error instanceof SeedError) {
         io.stderr(`svc: seed: ${error.message}\n`);
+        return 1;
+      }
+      throw error;
+    }
+  }
+  if (argv[0] === "build") {
+    try {
+      return await runBuildCommand(argv.slice(1), io, env);
+    } catch (error) {
+      if (error instanceof BuildError) {
+        const usage = error.code === "UNKNOWN_BUILD_TARGET" ? `\n${BUILD_USAGE}` : "";
+        io.stderr(`svc: build: ${error.code}: ${error.message}\n${usage}`);
+        return error.code === "UNKNOWN_BUILD_TARGET" ? 2 : 1;
+      }
+      if (error instanceof TypeError && "code" in error) {
+        io.stderr(`svc: ${error.message}\n\n${BUILD_USAGE}`);
+        return 2;
+      }
+      if (error instanceof ConfigError) {
+        io.stderr(`svc: ${error.message}\n`);
         return 1;
       }
       throw error;
