@@ -1,6 +1,7 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type PublishedPackage,
@@ -36,6 +37,21 @@ function cleanEnv(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 
 function tarballName(pkg: PublishedPackage): string {
   return `${pkg.name.replace(/^@/, "").replace("/", "-")}-${pkg.version}.tgz`;
+}
+
+/**
+ * Runs `boot` once on each test database (SQLite, and Postgres when
+ * `SVC_TEST_DATABASE_URL` is set), dropping each afterwards.
+ */
+async function onEachDatabase(boot: (target: TestDatabaseTarget) => Promise<void>): Promise<void> {
+  for (const database of testDatabases()) {
+    const target = await database.create();
+    try {
+      await boot(target);
+    } finally {
+      await database.destroy(target);
+    }
+  }
 }
 
 const npmInstall = ["install", "--prefer-offline", "--no-audit", "--no-fund"];
@@ -115,43 +131,47 @@ describe("the packages on a registry", () => {
     await run("npm", npmInstall, { cwd: app, env: npmEnv });
     await run("npm", ["test"], { cwd: app, env: npmEnv });
 
-    const server = await start("npm", ["start"], {
-      cwd: app,
-      env: cleanEnv({
-        PORT: "0",
-        DATA_DIR: join(app, ".data"),
-        APP_SECRET: "s".repeat(32),
-        ADMIN_TOKEN: "a".repeat(32),
-      }),
-      ready: /listening on (http:\/\/\S+)/,
-      timeoutMs: 60_000,
+    await onEachDatabase(async (target) => {
+      const server = await start("npm", ["start"], {
+        cwd: app,
+        env: cleanEnv({
+          PORT: "0",
+          ...(target.dialect === "postgres"
+            ? { DATABASE_URL: target.url }
+            : { DATA_DIR: join(target.path, "..") }),
+          APP_SECRET: "s".repeat(32),
+          ADMIN_TOKEN: "a".repeat(32),
+        }),
+        ready: /listening on (http:\/\/\S+)/,
+        timeoutMs: 60_000,
+      });
+      try {
+        const base = server.match[1];
+        expect(await (await fetch(`${base}/hello`)).json()).toEqual({ hello: "world" });
+        const signIn = await fetch(`${base}/api/auth/password/register`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ email: "grace@example.com", password: "a long enough password" }),
+        });
+        expect(signIn.status).toBe(200);
+        const { token } = (await signIn.json()) as { token: string };
+        const authorization = { authorization: `Bearer ${token}` };
+        const written = await fetch(`${base}/notes`, {
+          method: "POST",
+          headers: { ...authorization, "content-type": "application/json" },
+          body: JSON.stringify({ text: "from npm" }),
+        });
+        expect(written.status).toBe(201);
+        const pulled = await fetch(`${base}/api/sync/pull?since=0`, { headers: authorization });
+        expect(pulled.status).toBe(200);
+        const { changes } = (await pulled.json()) as { changes: { entity: string; op: string }[] };
+        expect(changes.filter((change) => change.entity === "Note")).toEqual([
+          expect.objectContaining({ entity: "Note", op: "insert" }),
+        ]);
+      } finally {
+        await server.stop();
+      }
     });
-    try {
-      const base = server.match[1];
-      expect(await (await fetch(`${base}/hello`)).json()).toEqual({ hello: "world" });
-      const signIn = await fetch(`${base}/api/auth/password/register`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ email: "grace@example.com", password: "a long enough password" }),
-      });
-      expect(signIn.status).toBe(200);
-      const { token } = (await signIn.json()) as { token: string };
-      const authorization = { authorization: `Bearer ${token}` };
-      const written = await fetch(`${base}/notes`, {
-        method: "POST",
-        headers: { ...authorization, "content-type": "application/json" },
-        body: JSON.stringify({ text: "from npm" }),
-      });
-      expect(written.status).toBe(201);
-      const pulled = await fetch(`${base}/api/sync/pull?since=0`, { headers: authorization });
-      expect(pulled.status).toBe(200);
-      const { changes } = (await pulled.json()) as { changes: { entity: string; op: string }[] };
-      expect(changes.filter((change) => change.entity === "Note")).toEqual([
-        expect.objectContaining({ entity: "Note", op: "insert" }),
-      ]);
-    } finally {
-      await server.stop();
-    }
   });
 
   it.concurrent("scaffolds the default template with the published create-svc, installs it with npm and boots it", async () => {
@@ -166,25 +186,33 @@ describe("the packages on a registry", () => {
     ).toEqual([]);
     await run("npm", npmInstall, { cwd: app, env: npmEnv });
 
-    const server = await start("npm", ["run", "dev"], {
-      cwd: app,
-      env: cleanEnv({ SVC_PORT: "0", SVC_HOST: "127.0.0.1" }),
-      ready: /listening on (http:\/\/\S+)/,
-      timeoutMs: 60_000,
-    });
-    try {
-      const base = server.match[1];
-      expect((await fetch(`${base}/health`)).status).toBe(200);
-      const adminToken = readFileSync(join(app, ".svc", "admin-token"), "utf8").trim();
-      const added = await fetch(`${base}/api/fn/addNote`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
-        body: JSON.stringify({ text: "hello", ownerId: "me" }),
+    await onEachDatabase(async (target) => {
+      const server = await start("npm", ["run", "dev"], {
+        cwd: app,
+        env: cleanEnv({
+          SVC_PORT: "0",
+          SVC_HOST: "127.0.0.1",
+          ...(target.dialect === "postgres"
+            ? { DATABASE_URL: target.url }
+            : { SVC_DB_PATH: target.path }),
+        }),
+        ready: /listening on (http:\/\/\S+)/,
+        timeoutMs: 60_000,
       });
-      expect(added.status).toBe(200);
-      expect(await added.json()).toEqual({ id: expect.any(String) });
-    } finally {
-      await server.stop();
-    }
+      try {
+        const base = server.match[1];
+        expect((await fetch(`${base}/health`)).status).toBe(200);
+        const adminToken = readFileSync(join(app, ".svc", "admin-token"), "utf8").trim();
+        const added = await fetch(`${base}/api/fn/addNote`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
+          body: JSON.stringify({ text: "hello", ownerId: "me" }),
+        });
+        expect(added.status).toBe(200);
+        expect(await added.json()).toEqual({ id: expect.any(String) });
+      } finally {
+        await server.stop();
+      }
+    });
   });
 });
