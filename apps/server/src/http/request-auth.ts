@@ -2,10 +2,8 @@ import { type AuthenticateOptions, checkCsrf, resolveRequestAuth } from "@svc/au
 import { isBillingWebhook } from "@svc/billing/express";
 import { isFileUploadPath } from "@svc/files/express";
 import { isOAuthCallback } from "@svc/oauth-providers/express";
-import { getCaller } from "@svc/schema/http";
 import cors from "cors";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import { ServerError } from "../errors.js";
 
 /**
  * The gate in front of every /api route, as one middleware: CORS (only when
@@ -73,20 +71,4 @@ export function apiGate(options: {
       else authenticate(req, res, next);
     });
   };
-}
-
-/** The caller the gate resolved for this request (@svc/schema's `getCaller`, auth-core's `getAuth`). */
-export const authOf = getCaller;
-
-/** Lets only the admin token through. */
-export function requireAdmin(req: Request, _res: Response, next: NextFunction): void {
-  if (!authOf(req).isAdmin) {
-    next(
-      authOf(req).userId === null && req.headers.authorization === undefined
-        ? new ServerError("INVALID_TOKEN", "This endpoint needs the admin token as a bearer.")
-        : new ServerError("ADMIN_REQUIRED"),
-    );
-    return;
-  }
-  next();
 }
