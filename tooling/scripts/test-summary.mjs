@@ -11,7 +11,7 @@ const dirs = ["packages", "apps"].flatMap((group) =>
     ? readdirSync(join(root, group)).map((name) => join(root, group, name))
     : [],
 );
-dirs.push(join(root, "tooling"), join(root, "bench"));
+dirs.push(join(root, "tooling"), join(root, "tooling", "publish"), join(root, "bench"));
 
 let passed = 0;
 let failed = 0;
