@@ -1,5 +1,6 @@
 import type { FieldKind } from "@svc/schema";
 import type { StoreDialect } from "./database.js";
+import { dialectFor } from "./dialect/dialect-for.js";
 import type { Row } from "./types.js";
 
 /** Turns a checked, normalized API value into the value bound as a SQL parameter. */
@@ -14,7 +15,7 @@ const encodeSqliteBool: Encoder = (value) => (value === null ? null : value === 
 /** The parameter encoder for a field kind on a dialect. */
 export function encoderFor(kind: FieldKind, dialect: StoreDialect): Encoder {
   if (kind === "json") return encodeJson;
-  if (kind === "bool" && dialect === "sqlite") return encodeSqliteBool;
+  if (kind === "bool" && dialectFor(dialect).booleansAsIntegers) return encodeSqliteBool;
   return identity;
 }
 
@@ -82,7 +83,7 @@ const asRow: RowDecoder = (row) => row as Row;
  * also keeps the driver's row. Otherwise each row costs one output object.
  */
 export function rowDecoder(fields: readonly DecodedField[], dialect: StoreDialect): RowDecoder {
-  if (dialect === "postgres") return asRow;
+  if (!dialectFor(dialect).rowsNeedDecoding) return asRow;
   if (!fields.some((field) => field.kind === "bool" || field.kind === "json")) return asRow;
   return compileDecoder(fields) ?? inPlaceDecoder(fields);
 }

@@ -5,6 +5,7 @@ import { createAccessControl } from "./access.js";
 import { type ChangeBus, createMemoryChangeBus } from "./change-bus.js";
 import { createCursorCodec } from "./cursor.js";
 import type { EntityTables, StoreDialect } from "./database.js";
+import { dialectFor } from "./dialect/dialect-for.js";
 import { databaseError } from "./driver-errors.js";
 import { buildEntityModels } from "./entity-model.js";
 import { nameForMessage, StoreError } from "./errors.js";
@@ -125,13 +126,7 @@ async function truncateTables(
   if (tables.length === 0 && recordReset === undefined) return;
   await db.transaction().execute(async (trx) => {
     if (tables.length > 0) {
-      if (dialect === "postgres") {
-        await sql`truncate table ${sql.join(tables.map((table) => sql.table(table)))}`.execute(trx);
-      } else {
-        // References between the tables are checked at commit, when all rows are gone.
-        await sql`pragma defer_foreign_keys = on`.execute(trx);
-        for (const table of tables) await trx.deleteFrom(table).execute();
-      }
+      await dialectFor(dialect).emptyTables(trx, tables);
     }
     if (recordReset !== undefined) await recordReset(trx);
   });
@@ -157,7 +152,7 @@ function statement<T>(
   fn: () => Promise<T>,
 ): Promise<T> {
   const attributes = {
-    "db.system.name": ctx.dialect === "postgres" ? "postgresql" : "sqlite",
+    "db.system.name": dialectFor(ctx.dialect).systemName,
     "svc.entity": ctx.models.has(entity) ? entity : "unknown",
   };
   return withSpan(`store.${kind}`, attributes, () => guarded(fn));
@@ -268,13 +263,14 @@ export function createStore(options: CreateStoreOptions): Store {
     if (insideTransaction.getStore()?.open === true) throw new StoreError("NESTED_TRANSACTION");
   };
   const inTransaction: <T>(work: GroupWork<T>) => Promise<T> =
-    dialect === "sqlite" && options.groupCommit !== false
+    // One writer at a time: commits are grouped instead of queued one by one.
+    !dialectFor(dialect).concurrentWriters && options.groupCommit !== false
       ? createGroupCommit(db, options.onCommit === undefined ? {} : { onCommit: options.onCommit })
           .run
       : (work) => db.transaction().execute(work);
 
   const transactionAttributes = {
-    "db.system.name": dialect === "postgres" ? "postgresql" : "sqlite",
+    "db.system.name": dialectFor(dialect).systemName,
   };
   /** One write transaction, inside a `store.transaction` span (its statements are children). */
   function runTransaction<T>(

@@ -1,5 +1,6 @@
 import { type AliasedRawBuilder, type RawBuilder, sql } from "kysely";
 import type { ReadFilter } from "./access.js";
+import type { StoreDialect } from "./database.js";
 import type { EntityModel, FieldModel } from "./entity-model.js";
 import { type NormalizedQuery, normalizeQuery } from "./query-options.js";
 import { type OperationContext, pageQuery, selectPage } from "./read-ops.js";
@@ -64,24 +65,37 @@ async function selectBody(
   normalized: NormalizedQuery,
   filter: ReadFilter | null,
 ): Promise<{ body: string; fetched: number }> {
-  const page = pageQuery(ctx, model, normalized, filter).as("page");
-  const fetched = sql<number>`count(*)`.as("fetched");
-  const query =
-    ctx.dialect === "sqlite"
-      ? ctx.db
-          .selectFrom(page)
-          .select([sql<string>`json_group_array(${sqliteObject(model)})`.as("body"), fetched])
-      : ctx.db
-          .selectFrom(ctx.db.selectFrom(page).select(postgresColumns(model)).as("r"))
-          .select([
-            sql<string>`coalesce('[' || string_agg(row_to_json("r")::text, ',') || ']', '[]')`.as(
-              "body",
-            ),
-            fetched,
-          ]);
-  const row = await query.executeTakeFirstOrThrow();
+  const rows = pageQuery(ctx, model, normalized, filter);
+  const row = await PAGE_BODIES[ctx.dialect](ctx, model, rows);
   return { body: String(row.body), fetched: Number(row.fetched) };
 }
+
+type PageBody = (
+  ctx: OperationContext,
+  model: EntityModel,
+  rows: ReturnType<typeof pageQuery>,
+) => Promise<{ body: string; fetched: number }>;
+
+const fetched = sql<number>`count(*)`.as("fetched");
+
+/** How each dialect writes the page as one JSON array (the store's own per-dialect table). */
+const PAGE_BODIES: Readonly<Record<StoreDialect, PageBody>> = {
+  sqlite: (ctx, model, rows) =>
+    ctx.db
+      .selectFrom(rows.as("page"))
+      .select([sql<string>`json_group_array(${sqliteObject(model)})`.as("body"), fetched])
+      .executeTakeFirstOrThrow(),
+  postgres: (ctx, model, rows) =>
+    ctx.db
+      .selectFrom(ctx.db.selectFrom(rows.as("page")).select(postgresColumns(model)).as("r"))
+      .select([
+        sql<string>`coalesce('[' || string_agg(row_to_json("r")::text, ',') || ']', '[]')`.as(
+          "body",
+        ),
+        fetched,
+      ])
+      .executeTakeFirstOrThrow(),
+};
 
 /**
  * Where each element of `body` starts and its id, checked to be `fetched`

@@ -9,6 +9,7 @@ import {
 } from "@svc/schema";
 import { type ColumnDataType, type Expression, type Kysely, sql } from "kysely";
 import type { EntityTables, StoreDialect } from "./database.js";
+import { dialectFor } from "./dialect/dialect-for.js";
 import { StoreError } from "./errors.js";
 import { applyPackageMigrations, type PackageMigrations } from "./package-migrations.js";
 import type { MigrationReport } from "./types.js";
@@ -89,7 +90,9 @@ async function applySteps(
   const deferred: { table: string; column: PlannedColumn }[] = [];
   const referenceNow = (table: string, column: PlannedColumn): boolean =>
     column.references !== undefined &&
-    (dialect === "sqlite" || column.references === table || existing.has(column.references));
+    (dialectFor(dialect).forwardReferences ||
+      column.references === table ||
+      existing.has(column.references));
   for (const step of steps) {
     switch (step.op) {
       case "createTable": {
@@ -104,11 +107,8 @@ async function applySteps(
             referenceNow(step.table, column) ? col.references(`${column.references}.id`) : col,
           );
         }
-        // WITHOUT ROWID: the rows live in the id's own B-tree. Ids are random
-        // 40-character strings, so a rowid table would keep a second B-tree
-        // (the id index) and write both on every insert; measured on this
-        // schema, inserts are ~30% cheaper and id-ordered lists ~2x faster.
-        if (dialect === "sqlite") builder = builder.modifyEnd(sql`strict, without rowid`);
+        const suffix = dialectFor(dialect).entityTableSuffix;
+        if (suffix !== undefined) builder = builder.modifyEnd(suffix);
         await builder.execute();
         existing.add(step.table);
         break;
@@ -175,8 +175,7 @@ export async function migrateDatabase({
 }: MigrateOptions): Promise<MigrationReport> {
   return db.transaction().execute(async (trx) => {
     // Two processes booting at once must not both apply the same steps.
-    if (dialect === "postgres")
-      await sql`select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`.execute(trx);
+    await dialectFor(dialect).lockTransaction(trx, MIGRATION_LOCK_KEY);
     await trx.schema
       .createTable(SCHEMA_TABLE)
       .ifNotExists()

@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import type { EntityTables, StoreDialect } from "./database.js";
+import { dialectFor } from "./dialect/dialect-for.js";
 import { StoreError } from "./errors.js";
 
 /** The table recording which package migrations have run. */
@@ -81,8 +82,8 @@ export async function applyPackageMigrations(
 ): Promise<string[]> {
   const applied: string[] = [];
   for (const pkg of packages) {
-    const schema = dialect === "sqlite" ? pkg.schema : undefined;
-    const db = schema !== undefined ? trx.withSchema(schema) : trx;
+    const schema = dialectFor(dialect).attachedSchema(pkg.schema);
+    const db = dialectFor(dialect).withAttachedSchema(trx, schema);
     const done = await completedIds(db, pkg.owner);
     const seen = new Set<string>();
     for (const migration of pkg.migrations) {

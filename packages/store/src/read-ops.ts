@@ -3,6 +3,7 @@ import type { ExpressionBuilder, Kysely } from "kysely";
 import type { AccessControl, AccessOperation, ReadFilter } from "./access.js";
 import type { CursorCodec } from "./cursor.js";
 import type { EntityTables, StoreDialect } from "./database.js";
+import { dialectFor } from "./dialect/dialect-for.js";
 import type { EntityModel } from "./entity-model.js";
 import { nameForMessage, StoreError } from "./errors.js";
 import { type NormalizedQuery, normalizeFilters, normalizeQuery } from "./query-options.js";
@@ -66,7 +67,7 @@ export async function selectRow(
 ): Promise<Row | null> {
   let query = ctx.db.selectFrom(model.name).select(model.columns).where("id", "=", id);
   if (filter !== null) query = query.where(filter);
-  if (lock && ctx.dialect === "postgres") query = query.forUpdate();
+  if (lock) query = dialectFor(ctx.dialect).lockForUpdate(query);
   const row = await query.executeTakeFirst();
   return row === undefined ? null : model.decode(row);
 }

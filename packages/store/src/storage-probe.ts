@@ -67,5 +67,11 @@ async function probePostgres(db: Kysely<EntityTables>): Promise<void> {
 
 /** Resolves when the database has room for writes; rejects with `STORAGE_FULL` (or a driver error) otherwise. */
 export function probeStorage(db: Kysely<EntityTables>, dialect: StoreDialect): Promise<void> {
-  return dialect === "postgres" ? probePostgres(db) : probeSqlite(db);
+  return PROBES[dialect](db);
 }
+
+/** Each dialect's probe (the store's own per-dialect table, as `migrate`'s column types). */
+const PROBES: Readonly<Record<StoreDialect, (db: Kysely<EntityTables>) => Promise<void>>> = {
+  sqlite: probeSqlite,
+  postgres: probePostgres,
+};

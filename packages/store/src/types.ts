@@ -1,6 +1,6 @@
 import type { AuthContext, Manifest } from "@svc/schema";
 import type { Kysely } from "kysely";
-import type { EntityTables } from "./database.js";
+import type { EntityTables, StoreDialect } from "./database.js";
 import type { PackageMigrations } from "./package-migrations.js";
 
 /**
@@ -145,7 +145,7 @@ export interface FrameworkTransaction {
 /** An entity store bound to one manifest and one database. */
 export interface Store {
   readonly manifest: Manifest;
-  readonly dialect: "sqlite" | "postgres";
+  readonly dialect: StoreDialect;
   /**
    * Creates missing tables, columns and indexes, then applies the pending
    * migrations of the framework packages given, all in one transaction.

@@ -1,5 +1,6 @@
 import { CompiledQuery, sql } from "kysely";
 import type { AccessDecision } from "./access.js";
+import { dialectFor } from "./dialect/dialect-for.js";
 import {
   classifyDriverError,
   type DriverFailure,
@@ -64,7 +65,7 @@ async function runStatement<T>(
   run: () => Promise<T>,
   explain: (failure: DriverFailure, error: unknown) => StoreError | null,
 ): Promise<T> {
-  const guard = savepoint && ctx.dialect === "postgres";
+  const guard = savepoint && dialectFor(ctx.dialect).statementErrorAbortsTransaction;
   try {
     if (guard) await sql`savepoint svc_write`.execute(ctx.db);
     const result = await run();

@@ -6,6 +6,9 @@ export const STORE_DIALECTS = ["sqlite", "postgres"] as const;
 /** The name of a dialect the store speaks: what `openSqlite` / `openPostgres` put in `dialect`. */
 export type StoreDialect = (typeof STORE_DIALECTS)[number];
 
+/** Any tables: the shape of the store's kysely instances (`EntityTables`). */
+export type AnyTables = Record<string, Record<string, unknown>>;
+
 /** A query that can take a row lock: kysely's select builder. */
 export interface Lockable<TQuery> {
   forUpdate(): TQuery;
@@ -52,6 +55,32 @@ export interface Dialect {
   readonly serialKeyRestarts: boolean;
   /** Stores booleans as 0/1 (SQLite) rather than as a boolean type. */
   readonly booleansAsIntegers: boolean;
+  /**
+   * True when rows come back in the driver's storage types (SQLite: bool as
+   * 0/1, json as text) and need decoding; the store's Postgres pools parse
+   * them into API values already.
+   */
+  readonly rowsNeedDecoding: boolean;
+  /**
+   * True when `CREATE TABLE` may reference a table not created yet (SQLite
+   * checks references only when rows are written), so a migration adds
+   * every reference with its table instead of deferring some.
+   */
+  readonly forwardReferences: boolean;
+  /** What ends an entity table's `CREATE TABLE` (SQLite: `strict, without rowid`), if anything. */
+  readonly entityTableSuffix: RawBuilder<unknown> | undefined;
+  /**
+   * Serialises transactions that take the same `key` across every process
+   * on the database, until the transaction ends (`pg_advisory_xact_lock`);
+   * nothing on SQLite, whose write transaction already excludes other writers.
+   */
+  lockTransaction(trx: Kysely<AnyTables>, key: number): Promise<void>;
+  /**
+   * Deletes every row of `tables` in the transaction `trx`, references
+   * between them notwithstanding (Postgres `TRUNCATE`; SQLite deletes with
+   * foreign keys deferred to the commit).
+   */
+  emptyTables(trx: Kysely<AnyTables>, tables: readonly string[]): Promise<void>;
   /**
    * Locks the selected rows until the transaction ends: `FOR UPDATE` on
    * Postgres; the query itself on SQLite, whose write transaction already

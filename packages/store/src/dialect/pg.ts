@@ -1,5 +1,5 @@
 import { type Kysely, type RawBuilder, sql } from "kysely";
-import type { Dialect, Lockable } from "./dialect.js";
+import type { AnyTables, Dialect, Lockable } from "./dialect.js";
 
 /** Postgres: concurrent writers coordinated by row and advisory locks, one database on the search path. */
 export const postgresDialect: Dialect = {
@@ -11,6 +11,16 @@ export const postgresDialect: Dialect = {
   serialKeyType: "bigserial",
   serialKeyRestarts: false,
   booleansAsIntegers: false,
+  rowsNeedDecoding: false,
+  forwardReferences: false,
+  entityTableSuffix: undefined,
+  async lockTransaction(trx: Kysely<AnyTables>, key: number): Promise<void> {
+    await sql`select pg_advisory_xact_lock(${key})`.execute(trx);
+  },
+  async emptyTables(trx: Kysely<AnyTables>, tables: readonly string[]): Promise<void> {
+    if (tables.length === 0) return;
+    await sql`truncate table ${sql.join(tables.map((table) => sql.table(table)))}`.execute(trx);
+  },
   lockForUpdate<TQuery extends Lockable<TQuery>>(query: TQuery): TQuery {
     return query.forUpdate();
   },
