@@ -1,10 +1,22 @@
+import { commonErrors, type DefinedErrorOptions, defineErrors, type ErrorTable } from "@svc/schema";
+
 /** The wire errors the HTTP layer itself raises (the packages bring their own). */
 export const serverErrorCodes = {
-  ROUTE_NOT_FOUND: { status: 404, message: "No such route." },
-  NOT_FOUND: { status: 404, message: "No such record." },
-  INVALID_JSON: { status: 400, message: "The request body is not valid JSON." },
-  INVALID_PATH: { status: 400, message: "The request path is not validly percent-encoded." },
-  BAD_REQUEST: { status: 400, message: "The request is malformed." },
+  ...commonErrors(
+    "ROUTE_NOT_FOUND",
+    "NOT_FOUND",
+    "INVALID_JSON",
+    "INVALID_PATH",
+    "BAD_REQUEST",
+    "PAYLOAD_TOO_LARGE",
+    "INVALID_TOKEN",
+    "ADMIN_REQUIRED",
+    "INVALID_BATCH",
+    "INVALID_QUERY",
+    "LOOPBACK_ONLY",
+    "NOT_READY",
+    "INTERNAL_ERROR",
+  ),
   INVALID_REQUEST_TARGET: {
     status: 400,
     message:
@@ -12,11 +24,6 @@ export const serverErrorCodes = {
   },
   HEADERS_TOO_LARGE: { status: 431, message: "The request line and headers are too large." },
   REQUEST_TIMEOUT: { status: 408, message: "The request took too long to arrive." },
-  PAYLOAD_TOO_LARGE: { status: 413, message: "The request body is too large." },
-  INVALID_TOKEN: { status: 401, message: "The bearer token is not valid." },
-  ADMIN_REQUIRED: { status: 403, message: "This endpoint needs the admin token." },
-  INVALID_BATCH: { status: 400, message: "The batch request is malformed." },
-  INVALID_QUERY: { status: 400, message: "The query string is malformed." },
   INVALID_IDEMPOTENCY_KEY: {
     status: 400,
     message: "The Idempotency-Key header must be 1 to 255 printable ASCII characters.",
@@ -29,24 +36,22 @@ export const serverErrorCodes = {
     status: 409,
     message: "A request with this Idempotency-Key is still running.",
   },
-  LOOPBACK_ONLY: { status: 403, message: "This endpoint answers loopback callers only." },
-  NOT_READY: { status: 503, message: "The database is not reachable." },
-  INTERNAL_ERROR: { status: 500, message: "Something went wrong on the server." },
-} as const satisfies Record<string, { status: number; message: string }>;
+} as const satisfies ErrorTable;
 
 export type ServerErrorCode = keyof typeof serverErrorCodes;
 
-/** An error of the HTTP layer; always safe to show the client. */
-export class ServerError extends Error {
-  override readonly name = "ServerError";
-  readonly code: ServerErrorCode;
-  readonly status: number;
-  readonly expose = true;
-
-  constructor(code: ServerErrorCode, message?: string, options: { cause?: unknown } = {}) {
-    super(message ?? serverErrorCodes[code].message, { cause: options.cause });
-    this.code = code;
-    this.status = serverErrorCodes[code].status;
+/**
+ * An error of the HTTP layer, made by `defineErrors` from
+ * `serverErrorCodes`; always safe to show the client. The second argument
+ * is a message replacing the table's, or the options of `defineErrors`.
+ */
+export class ServerError extends defineErrors("ServerError", serverErrorCodes) {
+  constructor(
+    code: ServerErrorCode,
+    message?: string | DefinedErrorOptions,
+    options: { cause?: unknown } = {},
+  ) {
+    super(code, typeof message === "object" ? message : { ...options, message });
   }
 }
 

@@ -1,14 +1,25 @@
+import { commonErrors, type DefinedErrorOptions, defineErrors, type ErrorTable } from "@svc/schema";
+
 /**
  * Every failure @svc/auth-core reports, keyed by a stable code, with the
  * status and message the client sees. Codes and statuses named by the svc
  * specification are kept exactly; the others are documented in the README.
+ * The codes several packages share (`AUTH_REQUIRED`, `INVALID_JSON`, ...)
+ * come from `commonErrorCodes` in @svc/schema.
  */
 export const authErrorCodes = {
-  AUTH_REQUIRED: { status: 401, message: "This endpoint needs a signed-in session." },
+  ...commonErrors(
+    "AUTH_REQUIRED",
+    "INVALID_TOKEN",
+    "INVALID_JSON",
+    "PAYLOAD_TOO_LARGE",
+    "RATE_LIMITED",
+    "LOOPBACK_ONLY",
+    "NOT_FOUND",
+    "ADMIN_REQUIRED",
+    "INVALID_QUERY",
+  ),
   UNAUTHORIZED: { status: 401, message: "This endpoint needs a signed-in session." },
-  INVALID_TOKEN: { status: 401, message: "The bearer token is not valid." },
-  INVALID_JSON: { status: 400, message: "The request body is not valid JSON." },
-  PAYLOAD_TOO_LARGE: { status: 413, message: "The request body is too large." },
   MISSING_EMAIL: { status: 400, message: "An email address is required." },
   INVALID_EMAIL: { status: 400, message: "The email address is not valid." },
   MISSING_CODE: { status: 400, message: "A code is required." },
@@ -40,7 +51,6 @@ export const authErrorCodes = {
     message: "The redirect address is not one of the trusted origins.",
   },
   INVALID_LINK: { status: 401, message: "The sign-in link is wrong, expired or already used." },
-  RATE_LIMITED: { status: 429, message: "Too many requests; try again later." },
   CAPTCHA_FAILED: { status: 400, message: "CAPTCHA verification failed" },
   CSRF_FAILED: {
     status: 403,
@@ -58,7 +68,6 @@ export const authErrorCodes = {
     status: 500,
     message: "The User entity declares no emailVerified field, so verification cannot be stored.",
   },
-  LOOPBACK_ONLY: { status: 403, message: "This endpoint answers loopback callers only." },
   API_KEY_AUTH_FORBIDDEN: {
     status: 403,
     message: "An API key cannot do this; sign in with a session.",
@@ -75,8 +84,6 @@ export const authErrorCodes = {
     status: 400,
     message: "expires_at must be null or a future time in unix seconds.",
   },
-  NOT_FOUND: { status: 404, message: "No such record." },
-  ADMIN_REQUIRED: { status: 403, message: "This endpoint needs the admin token." },
   NOT_A_MEMBER: { status: 403, message: "You are not a member of this organization." },
   MEMBERSHIP_UNAVAILABLE: {
     status: 501,
@@ -105,47 +112,29 @@ export const authErrorCodes = {
     status: 401,
     message: "The sign-in challenge is unknown, expired or already used; sign in again.",
   },
-  INVALID_QUERY: { status: 400, message: "The query string is malformed." },
-} as const satisfies Record<string, { status: number; message: string }>;
+} as const satisfies ErrorTable;
 
 /** A stable @svc/auth-core error code. */
 export type AuthErrorCode = keyof typeof authErrorCodes;
 
-/** Options of an `AuthError` beyond its code. */
-export interface AuthErrorOptions {
-  readonly message?: string;
-  /** Overrides the table's status where the spec leaves it to the endpoint (email verify's `INVALID_CODE`). */
-  readonly status?: number;
-  readonly cause?: unknown;
-  /** Extra body fields, e.g. `{ retry_after_secs: 42 }`. */
-  readonly details?: Readonly<Record<string, unknown>>;
-  readonly headers?: Readonly<Record<string, string | readonly string[]>>;
-}
+/**
+ * Options of an `AuthError` beyond its code: `message`, `status` (where the
+ * spec leaves it to the endpoint, as email verify's `INVALID_CODE`),
+ * `cause`, `details` (extra body fields, e.g. `{ retry_after_secs: 42 }`)
+ * and `headers`.
+ */
+export type AuthErrorOptions = DefinedErrorOptions;
 
 /**
- * The single error class of @svc/auth-core; tell cases apart by `code`.
- * Every instance is a wire error (see `isWireError` in @svc/schema): its
- * message is written for the client and never holds a secret.
+ * The single error class of @svc/auth-core, made by `defineErrors` from
+ * `authErrorCodes`; tell cases apart by `code`. Every instance is a wire
+ * error (see `isWireError` in @svc/schema): its message is written for the
+ * client and never holds a secret.
  *
  * @example
  * throw new AuthError("RATE_LIMITED", { details: { retry_after_secs: 30 } });
  */
-export class AuthError extends Error {
-  override readonly name = "AuthError";
-  readonly code: AuthErrorCode;
-  readonly status: number;
-  readonly expose = true as const;
-  readonly details: Readonly<Record<string, unknown>> | undefined;
-  readonly headers: Readonly<Record<string, string | readonly string[]>> | undefined;
-
-  constructor(code: AuthErrorCode, options: AuthErrorOptions = {}) {
-    super(options.message ?? authErrorCodes[code].message, { cause: options.cause });
-    this.code = code;
-    this.status = options.status ?? authErrorCodes[code].status;
-    this.details = options.details;
-    this.headers = options.headers;
-  }
-}
+export class AuthError extends defineErrors("AuthError", authErrorCodes) {}
 
 /** A 429 `RATE_LIMITED` telling the client when to retry, in the body and in `Retry-After`. */
 export function rateLimited(retryAfterSeconds: number, message?: string): AuthError {

@@ -1,3 +1,5 @@
+import { commonError, commonErrors, defineErrors, type ErrorTable } from "@svc/schema";
+
 /**
  * Every failure @svc/billing reports, keyed by a stable code, with the
  * status and message the client sees. Codes named by the svc specification
@@ -9,10 +11,11 @@
  * kept in `cause`, for the server's log only).
  */
 export const billingErrorCodes = {
-  AUTH_REQUIRED: {
-    status: 401,
-    message: "Billing needs a signed-in session (not a guest, an API key or a JWT).",
-  },
+  ...commonError(
+    "AUTH_REQUIRED",
+    "Billing needs a signed-in session (not a guest, an API key or a JWT).",
+  ),
+  ...commonErrors("ADMIN_REQUIRED", "INVALID_JSON", "PAYLOAD_TOO_LARGE"),
   MISSING_PRICES: {
     status: 400,
     message: "priceIds must be a non-empty array of price id strings.",
@@ -42,10 +45,7 @@ export const billingErrorCodes = {
   },
   USER_NOT_FOUND: { status: 404, message: "The session's user has no User row." },
   EVENT_NOT_FOUND: { status: 404, message: "No billing event with this id was recorded." },
-  ADMIN_REQUIRED: { status: 403, message: "This endpoint needs the admin token." },
-  INVALID_JSON: { status: 400, message: "The request body is not valid JSON." },
-  PAYLOAD_TOO_LARGE: { status: 413, message: "The request body is too large." },
-} as const satisfies Record<string, { status: number; message: string }>;
+} as const satisfies ErrorTable;
 
 /** A stable @svc/billing error code. */
 export type BillingErrorCode = keyof typeof billingErrorCodes;
@@ -59,15 +59,4 @@ export type BillingErrorCode = keyof typeof billingErrorCodes;
  * @example
  * throw new BillingError("PAYMENT_FAILED", { cause: new Error("card_declined") });
  */
-export class BillingError extends Error {
-  override readonly name = "BillingError";
-  readonly code: BillingErrorCode;
-  readonly status: number;
-  readonly expose = true as const;
-
-  constructor(code: BillingErrorCode, options: { readonly cause?: unknown } = {}) {
-    super(billingErrorCodes[code].message, { cause: options.cause });
-    this.code = code;
-    this.status = billingErrorCodes[code].status;
-  }
-}
+export class BillingError extends defineErrors("BillingError", billingErrorCodes) {}

@@ -1,14 +1,18 @@
+import { commonErrors, type DefinedErrorOptions, defineErrors, type ErrorTable } from "@svc/schema";
+
 /** The wire errors the edge itself raises (the packages bring their own). */
 export const edgeErrorCodes = {
-  ROUTE_NOT_FOUND: { status: 404, message: "No such route." },
-  NOT_FOUND: { status: 404, message: "No such record." },
-  INVALID_JSON: { status: 400, message: "The request body is not valid JSON." },
-  PAYLOAD_TOO_LARGE: { status: 413, message: "The request body is too large." },
-  INVALID_TOKEN: { status: 401, message: "The bearer token is not valid." },
-  ADMIN_REQUIRED: { status: 403, message: "This endpoint needs the admin token." },
-  INVALID_BATCH: { status: 400, message: "The batch request is malformed." },
-  INVALID_QUERY: { status: 400, message: "The query string is malformed." },
-  NOT_READY: { status: 503, message: "The database is not reachable." },
+  ...commonErrors(
+    "ROUTE_NOT_FOUND",
+    "NOT_FOUND",
+    "INVALID_JSON",
+    "PAYLOAD_TOO_LARGE",
+    "INVALID_TOKEN",
+    "ADMIN_REQUIRED",
+    "INVALID_BATCH",
+    "INVALID_QUERY",
+    "NOT_READY",
+  ),
   /**
    * A feature of the Node server that an edge Worker cannot serve (live
    * sync, rooms, jobs, local files, studio, ...): the message names the
@@ -23,26 +27,21 @@ export const edgeErrorCodes = {
     status: 503,
     message: "The write kept conflicting with concurrent writes; try again.",
   },
-} as const satisfies Record<string, { status: number; message: string }>;
+} as const satisfies ErrorTable;
 
 export type EdgeErrorCode = keyof typeof edgeErrorCodes;
 
-/** An error of the edge's HTTP layer; always safe to show the client. */
-export class EdgeError extends Error {
-  override readonly name = "EdgeError";
-  readonly code: EdgeErrorCode;
-  readonly status: number;
-  readonly expose = true;
-  readonly headers: Record<string, string> | undefined;
-
+/**
+ * An error of the edge's HTTP layer, made by `defineErrors` from
+ * `edgeErrorCodes`; always safe to show the client. The second argument is
+ * a message replacing the table's, or the options of `defineErrors`.
+ */
+export class EdgeError extends defineErrors("EdgeError", edgeErrorCodes) {
   constructor(
     code: EdgeErrorCode,
-    message?: string,
+    message?: string | DefinedErrorOptions,
     options: { cause?: unknown; headers?: Record<string, string> } = {},
   ) {
-    super(message ?? edgeErrorCodes[code].message, { cause: options.cause });
-    this.code = code;
-    this.status = edgeErrorCodes[code].status;
-    this.headers = options.headers;
+    super(code, typeof message === "object" ? message : { ...options, message });
   }
 }

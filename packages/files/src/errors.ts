@@ -1,8 +1,11 @@
+import { commonError, defineErrors, type ErrorTable } from "@svc/schema";
+
 /**
  * Every failure @svc/files reports to a client, keyed by a stable code,
  * with its status and default message.
  */
 export const filesErrorCodes = {
+  ...commonError("AUTH_REQUIRED", "Files need a signed-in user or the admin token."),
   FILE_NOT_FOUND: { status: 404, message: "There is no such file, or you may not see it." },
   FILE_TOO_LARGE: { status: 413, message: "The file is larger than this server accepts." },
   UNSUPPORTED_CONTENT_TYPE: {
@@ -18,34 +21,19 @@ export const filesErrorCodes = {
     message: "The uploaded object is missing or does not have the declared size.",
   },
   FILES_NOT_CONFIGURED: { status: 501, message: "File storage is not configured on this server." },
-  AUTH_REQUIRED: { status: 401, message: "Files need a signed-in user or the admin token." },
   POLICY_DENIED: { status: 403, message: "Only the file's owner or the admin may do this." },
   INVALID_FILE_REQUEST: { status: 400, message: "The request is not a valid file request." },
-} as const satisfies Record<string, { status: number; message: string }>;
+} as const satisfies ErrorTable;
 
 /** A stable @svc/files error code. */
 export type FilesErrorCode = keyof typeof filesErrorCodes;
 
 /**
  * The single error class of @svc/files; tell cases apart by `code`. Every
- * instance is a wire error (`expose: true`).
+ * instance is a wire error (`expose: true`); `message` at the throw
+ * replaces the table's text with a more precise, client-safe one.
  *
  * @example
  * throw new FilesError("FILE_TOO_LARGE");
  */
-export class FilesError extends Error {
-  override readonly name = "FilesError";
-  readonly code: FilesErrorCode;
-  readonly status: number;
-  readonly expose = true as const;
-
-  /** `message` replaces the table's text with a more precise, client-safe one. */
-  constructor(
-    code: FilesErrorCode,
-    options: { readonly cause?: unknown; readonly message?: string } = {},
-  ) {
-    super(options.message ?? filesErrorCodes[code].message, { cause: options.cause });
-    this.code = code;
-    this.status = filesErrorCodes[code].status;
-  }
-}
+export class FilesError extends defineErrors("FilesError", filesErrorCodes) {}

@@ -1,11 +1,13 @@
+import { commonError, type ErrorTable } from "@svc/schema";
+
 /**
  * Every failure @svc/functions reports, keyed by a stable code. `status` is
  * set for wire errors (sent to API clients as `{ error: { code, message } }`);
  * boot errors have none and stop the server instead.
  */
 export const functionsErrorCodes = {
+  ...commonError("AUTH_REQUIRED", "Sign in to call this function."),
   FUNCTION_NOT_FOUND: { status: 404, message: "No function with this name exists." },
-  AUTH_REQUIRED: { status: 401, message: "Sign in to call this function." },
   GUEST_NOT_ALLOWED: { status: 403, message: "A guest session may not call this function." },
   INVALID_ARGS: { status: 400, message: "The function arguments are invalid." },
   QUERY_CANNOT_WRITE: {
@@ -51,7 +53,7 @@ export const functionsErrorCodes = {
     status: undefined,
     message: "A function file does not define a query, mutation or action.",
   },
-} as const satisfies Record<string, { status: number | undefined; message: string }>;
+} as const satisfies ErrorTable;
 
 /** A code of the table above. */
 export type FunctionsErrorCode = keyof typeof functionsErrorCodes;

@@ -1,3 +1,5 @@
+import { commonError, commonErrors, defineErrors, type ErrorTable } from "@svc/schema";
+
 /**
  * Every failure @svc/jobs reports, keyed by a stable code. Wire errors have
  * a `status` (sent to admin clients as `{ error: { code, message } }`);
@@ -5,8 +7,8 @@
  * programmer or configuration mistakes, thrown where the mistake is made.
  */
 export const jobsErrorCodes = {
-  AUTH_REQUIRED: { status: 401, message: "This endpoint needs the admin token." },
-  ADMIN_REQUIRED: { status: 403, message: "This endpoint needs the admin token." },
+  ...commonError("AUTH_REQUIRED", "This endpoint needs the admin token."),
+  ...commonErrors("ADMIN_REQUIRED"),
   JOB_NOT_FOUND: { status: 404, message: "No job with this id exists." },
   JOB_NOT_RETRYABLE: {
     status: 409,
@@ -23,7 +25,7 @@ export const jobsErrorCodes = {
   },
   INVALID_CRON: { status: undefined, message: "A cron entry is invalid." },
   INVALID_JOB: { status: undefined, message: "A job request is invalid." },
-} as const satisfies Record<string, { status: number | undefined; message: string }>;
+} as const satisfies ErrorTable;
 
 /** A stable @svc/jobs error code. */
 export type JobsErrorCode = keyof typeof jobsErrorCodes;
@@ -36,19 +38,4 @@ export type JobsErrorCode = keyof typeof jobsErrorCodes;
  * @example
  * throw new JobsError("JOB_NOT_FOUND");
  */
-export class JobsError extends Error {
-  override readonly name = "JobsError";
-  readonly code: JobsErrorCode;
-  readonly status: number | undefined;
-  readonly expose: boolean;
-
-  constructor(
-    code: JobsErrorCode,
-    options: { readonly message?: string; readonly cause?: unknown } = {},
-  ) {
-    super(options.message ?? jobsErrorCodes[code].message, { cause: options.cause });
-    this.code = code;
-    this.status = jobsErrorCodes[code].status;
-    this.expose = this.status !== undefined;
-  }
-}
+export class JobsError extends defineErrors("JobsError", jobsErrorCodes) {}

@@ -1,3 +1,5 @@
+import { commonError, commonErrors, defineErrors, type ErrorTable } from "@svc/schema";
+
 /**
  * Every failure @svc/sync reports to a client, keyed by a stable code, with
  * its status and fixed message. `RESYNC_REQUIRED` (410) means the cursor can
@@ -6,6 +8,8 @@
  * The WebSocket transport sends the same codes in `error` frames.
  */
 export const syncErrorCodes = {
+  ...commonError("AUTH_REQUIRED", "Live subscriptions need a signed-in user or the admin token."),
+  ...commonErrors("POLICY_DENIED", "INTERNAL_ERROR"),
   INVALID_FRAME: {
     status: 400,
     message:
@@ -29,16 +33,10 @@ export const syncErrorCodes = {
     message:
       "This connection has as many open subscriptions as it may; unsubscribe from one first.",
   },
-  POLICY_DENIED: { status: 403, message: "Access denied." },
-  INTERNAL_ERROR: { status: 500, message: "Something went wrong on the server." },
   INVALID_QUERY: {
     status: 400,
     message:
       "since must be a cursor this API returned (a decimal string) and limit an integer from 1 to 1000.",
-  },
-  AUTH_REQUIRED: {
-    status: 401,
-    message: "Live subscriptions need a signed-in user or the admin token.",
   },
   ORIGIN_NOT_TRUSTED: {
     status: 403,
@@ -70,7 +68,7 @@ export const syncErrorCodes = {
     message:
       "This cursor can no longer be served (it is newer than the log, older than its retention, or from before a reset); reload and pull from the new cursor.",
   },
-} as const satisfies Record<string, { status: number; message: string }>;
+} as const satisfies ErrorTable;
 
 /** A stable @svc/sync error code. */
 export type SyncErrorCode = keyof typeof syncErrorCodes;
@@ -83,19 +81,4 @@ export type SyncErrorCode = keyof typeof syncErrorCodes;
  * @example
  * throw new SyncError("RESYNC_REQUIRED");
  */
-export class SyncError extends Error {
-  override readonly name = "SyncError";
-  readonly code: SyncErrorCode;
-  readonly status: number;
-  readonly expose = true as const;
-
-  /** `message` replaces the table's text with a more precise, client-safe one. */
-  constructor(
-    code: SyncErrorCode,
-    options: { readonly cause?: unknown; readonly message?: string } = {},
-  ) {
-    super(options.message ?? syncErrorCodes[code].message, { cause: options.cause });
-    this.code = code;
-    this.status = syncErrorCodes[code].status;
-  }
-}
+export class SyncError extends defineErrors("SyncError", syncErrorCodes) {}

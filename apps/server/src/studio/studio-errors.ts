@@ -1,27 +1,22 @@
+import { commonError, type DefinedErrorOptions, defineErrors, type ErrorTable } from "@svc/schema";
+
 /** The wire errors the studio itself raises; store, functions and jobs errors pass through with their own codes. */
 export const studioErrorCodes = {
-  AUTH_REQUIRED: { status: 401, message: "Sign in to the studio with the admin token." },
-  INVALID_TOKEN: { status: 401, message: "The admin token is not valid." },
+  ...commonError("AUTH_REQUIRED", "Sign in to the studio with the admin token."),
+  ...commonError("INVALID_TOKEN", "The admin token is not valid."),
   CSRF_FAILED: { status: 403, message: "The form did not come from this studio page." },
   INVALID_FORM: { status: 400, message: "The form is malformed." },
-  INVALID_JSON: { status: 400, message: "The text is not valid JSON." },
-  NOT_FOUND: { status: 404, message: "No such studio page." },
+  ...commonError("INVALID_JSON", "The text is not valid JSON."),
+  ...commonError("NOT_FOUND", "No such studio page."),
   USER_ENTITY_MISSING: { status: 404, message: "The manifest declares no User entity." },
-} as const satisfies Record<string, { status: number; message: string }>;
+} as const satisfies ErrorTable;
 
 /** A stable studio error code. */
 export type StudioErrorCode = keyof typeof studioErrorCodes;
 
 /** An error of the studio; always safe to show (it becomes the page's error box). */
-export class StudioError extends Error {
-  override readonly name = "StudioError";
-  readonly code: StudioErrorCode;
-  readonly status: number;
-  readonly expose = true;
-
-  constructor(code: StudioErrorCode, message?: string) {
-    super(message ?? studioErrorCodes[code].message);
-    this.code = code;
-    this.status = studioErrorCodes[code].status;
+export class StudioError extends defineErrors("StudioError", studioErrorCodes) {
+  constructor(code: StudioErrorCode, message?: string | DefinedErrorOptions) {
+    super(code, typeof message === "object" ? message : { message });
   }
 }

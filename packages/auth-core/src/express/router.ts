@@ -1,7 +1,6 @@
-import { toErrorResponse } from "@svc/schema";
+import { errorHandler } from "@svc/schema/http";
 import express, {
   type ErrorRequestHandler,
-  type NextFunction,
   type Request,
   type RequestHandler,
   type Response,
@@ -65,8 +64,8 @@ function signInOrigins(options: AuthRouterOptions): true | readonly string[] {
 /**
  * The auth endpoints of the svc spec as one express router (paths are
  * absolute, `/api/auth/...`). It needs `authenticate` to have run (it reads
- * `getAuth(req)`); mount `authErrorHandler()` after it unless the app has
- * an error handler built on `toErrorResponse`.
+ * `getAuth(req)`); mount `errorHandler()` of `@svc/schema/http` after it
+ * unless the app already has it.
  *
  * Order on the abuse-prone endpoints: JSON body, then the CAPTCHA gate
  * (before any limiter, database or email work), then the per-IP and
@@ -361,20 +360,18 @@ export function setErrorHeaders(
 
 /**
  * An error handler for apps that mount the auth router without svc's
- * server: every error becomes the svc envelope with its status, extra body
- * fields and headers; unexpected ones are logged and answered with a 500.
+ * server: `errorHandler` of `@svc/schema/http`, reporting only internal
+ * errors (answered with a generic 500) to `onInternalError`.
+ *
+ * @deprecated Mount `errorHandler()` from `@svc/schema/http`, the one
+ * handler every svc router shares; this alias stays for existing apps.
  */
 export function authErrorHandler(
   onInternalError: (error: unknown, req: Request) => void = (error) => console.error(error),
 ): ErrorRequestHandler {
-  return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const response = toErrorResponse(error);
-    if (response.internal) onInternalError(error, req);
-    if (res.headersSent) {
-      res.end();
-      return;
-    }
-    setErrorHeaders(res, response.headers);
-    res.status(response.status).json(response.body);
-  };
+  return errorHandler<Request>({
+    onError: (error, req, response) => {
+      if (response.internal) onInternalError(error, req);
+    },
+  });
 }

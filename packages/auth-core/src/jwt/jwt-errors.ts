@@ -1,3 +1,5 @@
+import { defineErrors, type ErrorTable } from "@svc/schema";
+
 /**
  * The failures of JWT mint and verify, with the status and message the client
  * sees (the svc specification's error table). Kept here until these rows join
@@ -13,7 +15,7 @@ export const jwtErrorCodes = {
     status: 501,
     message: "JWT exchange is not configured (SVC_JWT_SECRET is unset).",
   },
-} as const satisfies Record<string, { status: number; message: string }>;
+} as const satisfies ErrorTable;
 
 /** A stable JWT error code: `INVALID_JWT`, `JWT_MISCONFIGURED` or `JWT_NOT_CONFIGURED`. */
 export type JWTErrorCode = keyof typeof jwtErrorCodes;
@@ -37,15 +39,4 @@ export interface JWTErrorOptions {
  * @example
  * throw new JWTError("JWT_NOT_CONFIGURED");
  */
-export class JWTError extends Error {
-  override readonly name = "JWTError";
-  readonly code: JWTErrorCode;
-  readonly status: number;
-  readonly expose = true as const;
-
-  constructor(code: JWTErrorCode, options: JWTErrorOptions = {}) {
-    super(jwtErrorCodes[code].message, { cause: options.cause });
-    this.code = code;
-    this.status = jwtErrorCodes[code].status;
-  }
-}
+export class JWTError extends defineErrors("JWTError", jwtErrorCodes) {}
