@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import type { ExistsResolver } from "@svc/policy-engine";
 import type { RoomLogic } from "@svc/schema";
-import type { CallerSources } from "@svc/schema/http";
+import { type CallerSources, sendErrorResponse } from "@svc/schema/http";
 import {
   attachShards,
   attachWebSocket,
@@ -16,6 +16,7 @@ import {
   type WebSocketHub,
 } from "@svc/sync";
 import { ConfigError } from "./config.js";
+import { ServerError, toErrorResponse } from "./errors.js";
 
 /** The ports the live transports listen on besides the main one. */
 export interface LivePorts {
@@ -74,12 +75,8 @@ export interface LiveTransports {
 }
 
 function notFound(res: ServerResponse): void {
-  res.writeHead(404, { "Content-Type": "application/json; charset=utf-8" });
-  res.end(
-    JSON.stringify({
-      error: { code: "ROUTE_NOT_FOUND", message: "This port serves only its live transport." },
-    }),
-  );
+  const error = new ServerError("ROUTE_NOT_FOUND", "This port serves only its live transport.");
+  sendErrorResponse(res, toErrorResponse(error));
 }
 
 /** Refuses upgrades of the main server that no transport serves. */

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { toErrorResponse } from "@svc/schema";
-import type { CallerSources } from "@svc/schema/http";
+import { type CallerSources, sendErrorResponse } from "@svc/schema/http";
 import type { Sync } from "./create-sync.js";
 import { SyncError } from "./errors.js";
 import {
@@ -77,14 +77,7 @@ function reportError(error: unknown): void {
 }
 
 function sendError(res: ServerResponse, error: unknown, headers: Record<string, string>): void {
-  const { status, body, headers: extra } = toErrorResponse(error);
-  res.writeHead(status, {
-    ...headers,
-    ...extra,
-    "Content-Type": "application/json; charset=utf-8",
-    "Cache-Control": "no-store",
-  });
-  res.end(JSON.stringify(body));
+  sendErrorResponse(res, toErrorResponse(error), { ...headers, "Cache-Control": "no-store" });
 }
 
 /**
