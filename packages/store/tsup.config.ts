@@ -1,7 +1,7 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: ["src/index.ts", "src/sqlite.ts", "src/pg.ts", "src/express.ts"],
+  entry: ["src/index.ts", "src/sqlite.ts", "src/pg.ts", "src/express.ts", "src/tracing.ts"],
   format: ["esm"],
   dts: true,
   clean: true,
