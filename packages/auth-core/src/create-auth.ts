@@ -466,7 +466,13 @@ export function createAuth(options: AuthOptions): Auth {
       });
     },
     exportUser: (userId) => exportUser(runtime, apiKeys, userId),
-    onRevoked: (listener) => revocations.onRevoked(listener),
+    onRevoked: (listener) => {
+      // Cached entries are dropped first, so a listener that resolves the
+      // user's credentials again (a live connection's re-check) reads the
+      // database, not the entry the revocation just made stale.
+      watchRevocations();
+      return revocations.onRevoked(listener);
+    },
     announceCallerChange: (userId, reason) => revocations.announce(userId, reason),
     cacheStats: () => ({ session: cache.stats(), apiKey: apiKeys.stats() }),
     close: () => {
