@@ -3,13 +3,13 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseManifest } from "@svc/schema";
+import { errorHandler } from "@svc/schema/http";
 import { createStore } from "@svc/store";
 import { openSqlite } from "@svc/store/sqlite";
 import express from "express";
 import { describe, expect, it } from "vitest";
 import {
   adminTokenResolver,
-  authErrorHandler,
   authenticate,
   createAuthRouter,
   sessionResolver,
@@ -46,7 +46,7 @@ describe("the README example", () => {
       app.use(
         createAuthRouter(auth, { cookie: { sameSite: "lax", secure: true }, trustedOrigins: [] }),
       );
-      app.use(authErrorHandler());
+      app.use(errorHandler());
       // --- end ---
       const server = app.listen(0, "127.0.0.1");
       await new Promise((resolve) => server.once("listening", resolve));

@@ -4,8 +4,9 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAuth } from "@svc/auth-core";
-import { authErrorHandler, authenticate, sessionResolver } from "@svc/auth-core/express";
+import { authenticate, sessionResolver } from "@svc/auth-core/express";
 import { parseManifest } from "@svc/schema";
+import { errorHandler } from "@svc/schema/http";
 import { createStore } from "@svc/store";
 import { openSqlite } from "@svc/store/sqlite";
 import express from "express";
@@ -90,7 +91,7 @@ describe("the README example", () => {
     app.use((req, res, next) => (isBillingWebhook(req) ? next() : resolveCaller(req, res, next)));
     app.use(createBillingRouter(billing)); // before any JSON body parser
     app.use(express.json());
-    app.use(authErrorHandler());
+    app.use(errorHandler());
     // --- end ---
 
     cleanups.push(async () => {

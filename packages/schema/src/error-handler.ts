@@ -75,7 +75,9 @@ export type HttpErrorHandler<TRequest = unknown> = (
  */
 export function errorHandler<TRequest = unknown>(
   options: ErrorHandlerOptions<TRequest> = {},
-): HttpErrorHandler<TRequest> {
+  // NoInfer: the request type comes from `onError` (or stays `unknown`), never
+  // from where the handler is passed (express's overloads would pick a wrong one).
+): HttpErrorHandler<NoInfer<TRequest>> {
   const onError = options.onError ?? ((error: unknown) => console.error(error));
   return (error, req, res, _next) => {
     const response = toErrorResponse(error);

@@ -3,8 +3,9 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { adminTokenResolver, authErrorHandler, authenticate } from "@svc/auth-core/express";
+import { adminTokenResolver, authenticate } from "@svc/auth-core/express";
 import { adminAuth } from "@svc/schema";
+import { errorHandler } from "@svc/schema/http";
 import { createStore } from "@svc/store";
 import { openSqlite } from "@svc/store/sqlite";
 import express from "express";
@@ -46,7 +47,7 @@ describe("the README example", () => {
     const app = express();
     app.use(authenticate({ resolvers: [adminTokenResolver(process.env.SVC_ADMIN_TOKEN ?? "")] }));
     app.use(createSyncRouter(sync)); // GET /api/sync/pull
-    app.use(authErrorHandler());
+    app.use(errorHandler());
     // --- end ---
 
     cleanups.push(() => store.close());
