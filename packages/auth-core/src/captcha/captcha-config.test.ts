@@ -1,6 +1,6 @@
 import { ConfigError } from "@svc/schema";
+import { closeFakeServers, recordingFetch, startFakeServer } from "@svc/tooling/http-server";
 import { afterEach, describe, expect, it } from "vitest";
-import { closeFakeServers, recordingFetch, startFakeServer } from "../delivery/test-http-server.js";
 import { parseCaptchaConfig } from "./captcha-config.js";
 
 afterEach(closeFakeServers);

@@ -1,11 +1,11 @@
-import { afterEach, describe, expect, it } from "vitest";
 import {
   closeFakeServers,
   type FakeReply,
   recordingFetch,
   refusedURL,
   startFakeServer,
-} from "../delivery/test-http-server.js";
+} from "@svc/tooling/http-server";
+import { afterEach, describe, expect, it } from "vitest";
 import {
   type CaptchaProvider,
   type CaptchaVerifier,

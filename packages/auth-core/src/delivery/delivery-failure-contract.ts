@@ -1,6 +1,6 @@
+import { closeFakeServers, refusedURL, startFakeServer } from "@svc/tooling/http-server";
 import { afterEach, describe, expect, it } from "vitest";
 import { AuthError } from "../errors.js";
-import { closeFakeServers, refusedURL, startFakeServer } from "./test-http-server.js";
 
 /** How the contract reaches one transport. */
 export interface DeliveryTarget {

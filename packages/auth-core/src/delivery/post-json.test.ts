@@ -1,6 +1,6 @@
+import { recordingFetch } from "@svc/tooling/http-server";
 import { describe, expect, it } from "vitest";
 import { joinURL, postJSON } from "./post-json.js";
-import { recordingFetch } from "./test-http-server.js";
 
 describe("joinURL", () => {
   it.each([

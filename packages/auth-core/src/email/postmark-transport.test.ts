@@ -1,6 +1,6 @@
+import { closeFakeServers, recordingFetch, startFakeServer } from "@svc/tooling/http-server";
 import { afterEach, describe, expect, it } from "vitest";
 import { describeDeliveryFailures } from "../delivery/delivery-failure-contract.js";
-import { closeFakeServers, recordingFetch, startFakeServer } from "../delivery/test-http-server.js";
 import { authErrorCodes } from "../errors.js";
 import type { EmailMessage } from "./email-transport.js";
 import { createPostmarkTransport } from "./postmark-transport.js";

@@ -1,5 +1,11 @@
 import { ConfigError, createAuthContext } from "@svc/schema";
 import {
+  closeFakeServers,
+  type FakeServer,
+  refusedURL,
+  startFakeServer,
+} from "@svc/tooling/http-server";
+import {
   type CryptoKey,
   exportJWK,
   exportSPKI,
@@ -9,12 +15,6 @@ import {
   UnsecuredJWT,
 } from "jose";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import {
-  closeFakeServers,
-  type FakeServer,
-  refusedURL,
-  startFakeServer,
-} from "../delivery/test-http-server.js";
 import { JWTError } from "./jwt-errors.js";
 import { createJWTService } from "./jwt-service.js";
 import {

@@ -1,6 +1,6 @@
 import { ConfigError } from "@svc/schema";
+import { closeFakeServers, startFakeServer } from "@svc/tooling/http-server";
 import { afterEach, describe, expect, it } from "vitest";
-import { closeFakeServers, startFakeServer } from "../delivery/test-http-server.js";
 import { parseSmsConfig } from "./sms-config.js";
 
 afterEach(closeFakeServers);

@@ -1,6 +1,6 @@
+import { closeFakeServers, type RecordedRequest, startFakeServer } from "@svc/tooling/http-server";
 import { decodeProtectedHeader, exportPKCS8, generateKeyPair, importSPKI, jwtVerify } from "jose";
 import { afterEach, describe, expect, it } from "vitest";
-import { closeFakeServers, type RecordedRequest, startFakeServer } from "../test-http-server.js";
 import {
   ACCESS_TOKEN,
   APPLE_KEY_ID,

@@ -1,12 +1,12 @@
-import { OAuth2RequestError } from "arctic";
-import { afterEach, describe, expect, it } from "vitest";
-import { OAuthError } from "../errors.js";
 import {
   closeFakeServers,
   type FakeReply,
   refusedURL,
   startFakeServer,
-} from "../test-http-server.js";
+} from "@svc/tooling/http-server";
+import { OAuth2RequestError } from "arctic";
+import { afterEach, describe, expect, it } from "vitest";
+import { OAuthError } from "../errors.js";
 import {
   ACCESS_TOKEN,
   CLIENT_ID,

@@ -1,6 +1,6 @@
+import { closeFakeServers, type RecordedRequest, startFakeServer } from "@svc/tooling/http-server";
 import { afterEach, describe, expect, it } from "vitest";
 import { builtinProviders } from "../builtin-providers.js";
-import { closeFakeServers, type RecordedRequest, startFakeServer } from "../test-http-server.js";
 import { bodyAuthCases } from "../testing/cases-body-auth.js";
 import { googleClaims, idTokenCases } from "../testing/cases-id-token.js";
 import { userInfoCases } from "../testing/cases-user-info.js";

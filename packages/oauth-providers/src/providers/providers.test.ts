@@ -1,7 +1,7 @@
+import { closeFakeServers, startFakeServer } from "@svc/tooling/http-server";
 import { afterEach, describe, expect, it } from "vitest";
 import { type BuiltinProviderId, builtinProviderIds } from "../builtin-providers.js";
 import { OAuthError } from "../errors.js";
-import { closeFakeServers, startFakeServer } from "../test-http-server.js";
 import { bodyAuthCases } from "../testing/cases-body-auth.js";
 import { idTokenCases } from "../testing/cases-id-token.js";
 import { userInfoCases } from "../testing/cases-user-info.js";

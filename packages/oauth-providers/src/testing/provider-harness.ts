@@ -1,7 +1,7 @@
+import { type FakeReply, type FakeServer, startFakeServer } from "@svc/tooling/http-server";
 import { exportPKCS8, exportSPKI, generateKeyPair, SignJWT } from "jose";
 import { type BuiltinProviderId, builtinProviders } from "../builtin-providers.js";
 import type { OAuthIdentity, OAuthProvider } from "../provider.js";
-import { type FakeReply, type FakeServer, startFakeServer } from "../test-http-server.js";
 
 // Test support for the built-in providers: fixed credentials, a fake of a
 // provider's endpoints on 127.0.0.1 and the per-provider expectations
