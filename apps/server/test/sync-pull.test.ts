@@ -1,9 +1,8 @@
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { testDatabases } from "@svc/tooling/databases";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseConfig } from "../src/config.js";
 import { startServer } from "../src/start-server.js";
+import { writeAssignedTasksApp } from "./assigned-tasks-app.js";
 import {
   type AuthTestServer,
   createTestDatabase,
@@ -14,7 +13,6 @@ import {
   request,
   type SignInBody,
   startAuthServer,
-  TRUSTED_ORIGIN,
 } from "./auth-fixtures.js";
 import { adminRequest, databaseEnv, tempDir } from "./fixtures.js";
 
@@ -28,51 +26,11 @@ interface Pulled {
   has_more: boolean;
 }
 
-/** Tasks follow their assignee (reassignable, unlike an owner field), plus two functions. */
 function writeApp(dir: string): string {
-  const manifest = {
-    manifest_version: 1,
-    name: "sync-app",
-    version: "1",
-    auth: { trustedOrigins: [TRUSTED_ORIGIN] },
-    entities: [
-      {
-        name: "User",
-        fields: [
-          { name: "email", type: "string", unique: true },
-          { name: "emailVerified", type: "string", optional: true },
-        ],
-      },
-      {
-        name: "Task",
-        fields: [
-          { name: "title", type: "string" },
-          { name: "assigneeId", type: "string" },
-        ],
-      },
-    ],
-    policies: [
-      {
-        name: "assigned tasks",
-        entity: "Task",
-        allowRead: "auth.userId == data.assigneeId",
-        allowInsert: "auth.userId == data.assigneeId",
-        allowUpdate: "auth.userId == existing.assigneeId",
-        allowDelete: "auth.userId == existing.assigneeId",
-      },
-    ],
-  };
-  writeFileSync(join(dir, "svc.json"), JSON.stringify(manifest));
-  mkdirSync(join(dir, "functions"));
-  writeFileSync(
-    join(dir, "functions", "addTask.mjs"),
-    `export default { type: "mutation", handler: (ctx, args) => ctx.db.insert("Task", { title: args.title, assigneeId: ctx.auth.userId }) };\n`,
-  );
-  writeFileSync(
-    join(dir, "functions", "addThenFail.mjs"),
-    `export default { type: "mutation", handler: async (ctx, args) => { await ctx.db.insert("Task", { title: args.title, assigneeId: ctx.auth.userId }); throw new Error("after the write"); } };\n`,
-  );
-  return join(dir, "svc.json");
+  return writeAssignedTasksApp(dir, "sync-app", {
+    "addTask.mjs": `export default { type: "mutation", handler: (ctx, args) => ctx.db.insert("Task", { title: args.title, assigneeId: ctx.auth.userId }) };\n`,
+    "addThenFail.mjs": `export default { type: "mutation", handler: async (ctx, args) => { await ctx.db.insert("Task", { title: args.title, assigneeId: ctx.auth.userId }); throw new Error("after the write"); } };\n`,
+  });
 }
 
 function pull(server: { url: string }, query: string, token?: string) {

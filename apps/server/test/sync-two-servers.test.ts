@@ -1,8 +1,7 @@
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import type { ChangeFrame, ServerFrame } from "@svc/sync";
 import { testDatabases } from "@svc/tooling/databases";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { writeAssignedTasksApp } from "./assigned-tasks-app.js";
 import {
   type AuthTestServer,
   createTestDatabase,
@@ -12,7 +11,6 @@ import {
   request,
   type SignInBody,
   startAuthServer,
-  TRUSTED_ORIGIN,
 } from "./auth-fixtures.js";
 import { databaseEnv, tempDir } from "./fixtures.js";
 import { connectWs, type WsClient } from "./ws-client.js";
@@ -31,41 +29,7 @@ interface Pulled {
 }
 
 function writeApp(dir: string): string {
-  const manifest = {
-    manifest_version: 1,
-    name: "sync-two-servers",
-    version: "1",
-    auth: { trustedOrigins: [TRUSTED_ORIGIN] },
-    entities: [
-      {
-        name: "User",
-        fields: [
-          { name: "email", type: "string", unique: true },
-          { name: "emailVerified", type: "string", optional: true },
-        ],
-      },
-      {
-        name: "Task",
-        fields: [
-          { name: "title", type: "string" },
-          { name: "assigneeId", type: "string" },
-        ],
-      },
-    ],
-    policies: [
-      {
-        name: "assigned tasks",
-        entity: "Task",
-        allowRead: "auth.userId == data.assigneeId",
-        allowInsert: "auth.userId == data.assigneeId",
-        allowUpdate: "auth.userId == existing.assigneeId",
-        allowDelete: "auth.userId == existing.assigneeId",
-      },
-    ],
-  };
-  writeFileSync(join(dir, "svc.json"), JSON.stringify(manifest));
-  mkdirSync(join(dir, "functions"));
-  return join(dir, "svc.json");
+  return writeAssignedTasksApp(dir, "sync-two-servers");
 }
 
 /** Polls `condition` every 10 ms until it holds; fails after `timeoutMs`. */

@@ -1,8 +1,7 @@
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import type { ServerFrame, SnapshotFrame } from "@svc/sync";
 import { testDatabases } from "@svc/tooling/databases";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { writeAssignedTasksApp } from "./assigned-tasks-app.js";
 import {
   type AuthTestServer,
   createTestDatabase,
@@ -20,43 +19,8 @@ import { attemptWs, connectWs, type WsClient } from "./ws-client.js";
 // The WebSocket transport at /ws on the main port, on every database: a
 // snapshot read as the caller, then the changes its read policy admits.
 
-/** Tasks follow their assignee (reassignable, so a row can leave a user's view). */
 function writeApp(dir: string): string {
-  const manifest = {
-    manifest_version: 1,
-    name: "sync-ws-app",
-    version: "1",
-    auth: { trustedOrigins: [TRUSTED_ORIGIN] },
-    entities: [
-      {
-        name: "User",
-        fields: [
-          { name: "email", type: "string", unique: true },
-          { name: "emailVerified", type: "string", optional: true },
-        ],
-      },
-      {
-        name: "Task",
-        fields: [
-          { name: "title", type: "string" },
-          { name: "assigneeId", type: "string" },
-        ],
-      },
-    ],
-    policies: [
-      {
-        name: "assigned tasks",
-        entity: "Task",
-        allowRead: "auth.userId == data.assigneeId",
-        allowInsert: "auth.userId == data.assigneeId",
-        allowUpdate: "auth.userId == existing.assigneeId",
-        allowDelete: "auth.userId == existing.assigneeId",
-      },
-    ],
-  };
-  writeFileSync(join(dir, "svc.json"), JSON.stringify(manifest));
-  mkdirSync(join(dir, "functions"));
-  return join(dir, "svc.json");
+  return writeAssignedTasksApp(dir, "sync-ws-app");
 }
 
 async function nextOf<T extends ServerFrame["type"]>(
