@@ -1,4 +1,5 @@
 import type { LoadResult } from "./load.js";
+import { formatInt, formatMs, formatRatio, table } from "./report-format.js";
 
 /**
  * What an svc case is held to: a baseline by letter, or another svc case
@@ -31,34 +32,6 @@ export interface CaseOutcome {
 
 /** The verdict for one svc case. */
 export type Verdict = "met" | "MISSED" | "n/a";
-
-function formatInt(value: number): string {
-  return Math.round(value).toLocaleString("en-US");
-}
-
-function formatMs(value: number): string {
-  // autocannon reports whole milliseconds on most platforms; keep what it gives.
-  return Number.isInteger(value) ? String(value) : value.toFixed(2);
-}
-
-function formatRatio(value: number | undefined): string {
-  return value === undefined ? "-" : `${value.toFixed(2)}x`;
-}
-
-function table(rows: readonly (readonly string[])[], rightAligned: ReadonlySet<number>): string {
-  const widths = rows[0]?.map((_, c) => Math.max(...rows.map((row) => row[c]?.length ?? 0))) ?? [];
-  return rows
-    .map((row) =>
-      row
-        .map((cell, c) => {
-          const width = widths[c] ?? 0;
-          return rightAligned.has(c) ? cell.padStart(width) : cell.padEnd(width);
-        })
-        .join("  ")
-        .trimEnd(),
-    )
-    .join("\n");
-}
 
 function ratio(outcome: CaseOutcome, base: CaseOutcome | undefined): number | undefined {
   const top = outcome.result?.requestsPerSecond;

@@ -1,3 +1,4 @@
+import { formatInt, formatMs, formatRatio, table } from "../report-format.js";
 import type { SpreadResult } from "./spread-load.js";
 import type { WaitEventSummary } from "./wait-events.js";
 
@@ -27,35 +28,8 @@ export interface ScaleOutcome {
 
 export type ScaleVerdict = "met" | "MISSED" | "n/a";
 
-function formatInt(value: number): string {
-  return Math.round(value).toLocaleString("en-US");
-}
-
-function formatMs(value: number): string {
-  return Number.isInteger(value) ? String(value) : value.toFixed(2);
-}
-
-function formatRatio(value: number | undefined): string {
-  return value === undefined ? "-" : `${value.toFixed(2)}x`;
-}
-
 function formatMicros(value: number | undefined): string {
   return value === undefined ? "-" : value.toFixed(1);
-}
-
-function table(rows: readonly (readonly string[])[], rightAligned: ReadonlySet<number>): string {
-  const widths = rows[0]?.map((_, c) => Math.max(...rows.map((row) => row[c]?.length ?? 0))) ?? [];
-  return rows
-    .map((row) =>
-      row
-        .map((cell, c) => {
-          const width = widths[c] ?? 0;
-          return rightAligned.has(c) ? cell.padStart(width) : cell.padEnd(width);
-        })
-        .join("  ")
-        .trimEnd(),
-    )
-    .join("\n");
 }
 
 /** req/s of `outcome` over req/s of `base`. */
