@@ -3,15 +3,9 @@ import { adminAuth } from "@svc/store";
 import { testDatabases } from "@svc/tooling/databases";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isSecretLooking } from "../src/studio/studio-audit.js";
-import { type AuthTestServer, createTestDatabase, readJSON } from "./auth-fixtures.js";
-import { adminRequest, tempDir } from "./fixtures.js";
-import {
-  alertOf,
-  StudioClient,
-  startStudioServer,
-  textOf,
-  writeStudioApp,
-} from "./studio-fixtures.js";
+import { type AuthTestServer, type createTestDatabase, readJSON } from "./auth-fixtures.js";
+import { adminRequest, type tempDir } from "./fixtures.js";
+import { alertOf, closeStudio, openStudio, type StudioClient, textOf } from "./studio-fixtures.js";
 
 // Every action taken in the studio is an audit event with the studio as
 // the actor (no user id): sign-in, row insert / update / delete (in the
@@ -56,20 +50,10 @@ describe.each(testDatabases())("studio actions in the audit log on $name", (data
   let studio: StudioClient;
 
   beforeEach(async () => {
-    db = await createTestDatabase(database);
-    dir = tempDir();
-    writeStudioApp(dir.path);
-    server = await startStudioServer(db.target, dir.path);
-    studio = new StudioClient(server);
-    await studio.signIn();
+    ({ db, dir, server, studio } = await openStudio(database));
   });
 
-  afterEach(async () => {
-    expect(server.internalErrors).toEqual([]);
-    await server[Symbol.asyncDispose]();
-    dir[Symbol.dispose]();
-    await db[Symbol.asyncDispose]();
-  });
+  afterEach(() => closeStudio({ db, dir, server, studio }));
 
   /** The audit events of `kind`, oldest first, as the admin API lists them. */
   async function events(kind: string): Promise<AuditEvent[]> {

@@ -1,14 +1,15 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { TestDatabaseTarget } from "@svc/tooling/databases";
+import type { TestDatabase, TestDatabaseTarget } from "@svc/tooling/databases";
 import { expect } from "vitest";
 import {
   type AuthTestServer,
   createClock,
+  createTestDatabase,
   startAuthServer,
   TRUSTED_ORIGIN,
 } from "./auth-fixtures.js";
-import { ADMIN_TOKEN, databaseEnv } from "./fixtures.js";
+import { ADMIN_TOKEN, databaseEnv, tempDir } from "./fixtures.js";
 
 // The studio tests' app and an HTTP client that behaves like a browser
 // on the studio's forms: it keeps the studio cookie, reads the CSRF token
@@ -122,6 +123,33 @@ export function startStudioServer(
     },
     createClock(),
   );
+}
+
+/** A fresh database, the studio app booted on it, and a studio client signed in as the admin. */
+export interface OpenStudio {
+  readonly db: Awaited<ReturnType<typeof createTestDatabase>>;
+  readonly dir: ReturnType<typeof tempDir>;
+  readonly server: AuthTestServer;
+  readonly studio: StudioClient;
+}
+
+/** What most studio tests open before each test. */
+export async function openStudio(database: TestDatabase): Promise<OpenStudio> {
+  const db = await createTestDatabase(database);
+  const dir = tempDir();
+  writeStudioApp(dir.path);
+  const server = await startStudioServer(db.target, dir.path);
+  const studio = new StudioClient(server);
+  await studio.signIn();
+  return { db, dir, server, studio };
+}
+
+/** Closes what {@link openStudio} opened, once the server is seen to have logged no internal error. */
+export async function closeStudio(open: OpenStudio): Promise<void> {
+  expect(open.server.internalErrors).toEqual([]);
+  await open.server[Symbol.asyncDispose]();
+  open.dir[Symbol.dispose]();
+  await open.db[Symbol.asyncDispose]();
 }
 
 /** A studio answer: status, headers, the page's markup and any redirect target. */

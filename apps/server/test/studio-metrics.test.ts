@@ -7,9 +7,9 @@ import {
   histogramQuantile,
   sampleOf,
 } from "../src/studio/metrics-history.js";
-import { type AuthTestServer, createTestDatabase, readJSON } from "./auth-fixtures.js";
-import { ADMIN_TOKEN, adminRequest, tempDir } from "./fixtures.js";
-import { StudioClient, startStudioServer, textOf, writeStudioApp } from "./studio-fixtures.js";
+import { type AuthTestServer, type createTestDatabase, readJSON } from "./auth-fixtures.js";
+import { ADMIN_TOKEN, adminRequest, type tempDir } from "./fixtures.js";
+import { closeStudio, openStudio, type StudioClient, textOf } from "./studio-fixtures.js";
 
 // The Metrics page: what /metrics counts (requests, errors, durations,
 // commit sizes, live connections, fan-out, jobs, caches, the process),
@@ -64,20 +64,10 @@ describe.each(testDatabases())("the studio's Metrics page on $name", (database) 
   let studio: StudioClient;
 
   beforeEach(async () => {
-    db = await createTestDatabase(database);
-    dir = tempDir();
-    writeStudioApp(dir.path);
-    server = await startStudioServer(db.target, dir.path);
-    studio = new StudioClient(server);
-    await studio.signIn();
+    ({ db, dir, server, studio } = await openStudio(database));
   });
 
-  afterEach(async () => {
-    expect(server.internalErrors).toEqual([]);
-    await server[Symbol.asyncDispose]();
-    dir[Symbol.dispose]();
-    await db[Symbol.asyncDispose]();
-  });
+  afterEach(() => closeStudio({ db, dir, server, studio }));
 
   /** Every sample of `/metrics` by its series (`name{labels}`). */
   async function scrape(): Promise<Map<string, number>> {
