@@ -174,7 +174,10 @@ export async function serverModules(
     billing: billing.billing,
     files: files.files,
     jobs: jobs.queue,
-    sync: sync.sync,
+    // Made when the module starts (it follows the change log from then on).
+    get sync() {
+      return sync.sync;
+    },
     runner: fns.runner,
     signInLimiter: auth.signInLimiter,
   };

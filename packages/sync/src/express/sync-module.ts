@@ -4,7 +4,7 @@ import type { ChangeLog } from "../change-log.js";
 import { createSync, type Sync, type SyncOptions } from "../create-sync.js";
 import { startPruning } from "../prune-timer.js";
 import { syncMigrations } from "../tables.js";
-import { createSyncRouter } from "./sync-router.js";
+import { registerSyncRoutes } from "./sync-router.js";
 
 /** What `syncModule` needs beside the runtime. */
 export interface SyncModuleOptions extends Omit<SyncOptions, "store" | "log"> {
@@ -22,6 +22,11 @@ export interface SyncModuleOptions extends Omit<SyncOptions, "store" | "log"> {
 
 /** Sync as a module, plus the core the live transports serve. */
 export interface SyncModule extends SvcModule<IRouter> {
+  /**
+   * The core, made at `start()`: it follows the change log from the moment
+   * it exists, and on Postgres following reads the log's table, which the
+   * composer migrates first. Reading it before `start()` throws.
+   */
   readonly sync: Sync;
 }
 
@@ -33,15 +38,23 @@ export interface SyncModule extends SvcModule<IRouter> {
  */
 export function syncModule(runtime: SvcRuntime, options: SyncModuleOptions): SyncModule {
   const { changeLog, onBackgroundError, ...settings } = options;
-  const sync = createSync({ ...settings, store: runtime.store, log: changeLog });
+  let sync: Sync | undefined;
+  const started = (): Sync => {
+    if (sync === undefined) throw new Error("@svc/sync: the sync module is not started yet");
+    return sync;
+  };
   let stopPruning = (): void => undefined;
   return {
     name: "@svc/sync",
-    sync,
+    get sync() {
+      return started();
+    },
     migrations: [syncMigrations()],
-    routes: (app) => app.use(createSyncRouter(sync)),
+    // Resolved per request, so the routes may be registered before `start()`.
+    routes: (app) => registerSyncRoutes(app, started),
     async start() {
       await changeLog.ready();
+      sync ??= createSync({ ...settings, store: runtime.store, log: changeLog });
       stopPruning = startPruning(changeLog, {
         onError: (error) => {
           onBackgroundError?.(error);

@@ -1,5 +1,5 @@
 import { getCaller } from "@svc/schema/http";
-import express, { type Router } from "express";
+import express, { type IRouter, type Router } from "express";
 import type { Sync } from "../create-sync.js";
 
 /** The pull route's path. */
@@ -23,14 +23,23 @@ export const SYNC_PULL_PATH = "/api/sync/pull";
  */
 export function createSyncRouter(sync: Sync): Router {
   const router = express.Router({ caseSensitive: true });
+  registerSyncRoutes(router, () => sync);
+  return router;
+}
+
+/**
+ * The routes of `createSyncRouter`, registered straight onto an app or
+ * router; `sync` is asked for per request (the sync module makes its core
+ * only when it starts).
+ */
+export function registerSyncRoutes(router: IRouter, sync: () => Sync): void {
   router.get(SYNC_PULL_PATH, async (req, res) => {
     const { since, limit } = req.query;
-    const result = await sync.pull(getCaller(req), {
+    const result = await sync().pull(getCaller(req), {
       since: since as string | undefined,
       limit: limit as string | undefined,
     });
     res.set("Cache-Control", "no-store");
     res.json(result);
   });
-  return router;
 }
