@@ -3,24 +3,21 @@
 // route over the store's durable change log. Its own routes sit beside them.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { createAuth } from "@svc/auth-core";
 import {
-  adminTokenResolver,
   authenticate,
+  authModule,
   clearedSessionCookie,
-  createAuthRouter,
   SESSION_COOKIE,
-  sessionResolver,
 } from "@svc/auth-core/express";
 import { parseManifest } from "@svc/schema";
 import { errorHandler, getCaller } from "@svc/schema/http";
-import { createStore } from "@svc/store";
-import { createEntityRouter, jsonBody } from "@svc/store/express";
+import { composeModules, createStore, type SvcRuntime } from "@svc/store";
+import { jsonBody, storeModule } from "@svc/store/express";
 import { openPostgres } from "@svc/store/pg";
 import { openSqlite } from "@svc/store/sqlite";
-import { createChangeLog, createSync, syncMigrations } from "@svc/sync";
-import { createSyncRouter } from "@svc/sync/express";
-import express, { type Request } from "express";
+import { createChangeLog } from "@svc/sync";
+import { syncModule } from "@svc/sync/express";
+import express from "express";
 
 export interface ComposeOptions {
   /** A Postgres connection string; without it the data lives in SQLite files under `dataDir`. */
@@ -58,24 +55,38 @@ export async function createComposedApp(options: ComposeOptions) {
   const { db, dialect } = database;
   const changeLog = createChangeLog({ db, dialect });
   const store = createStore({ ...database, manifest, changeBus: changeLog });
-  const auth = createAuth({
+  // What every svc module is built from.
+  const runtime: SvcRuntime = {
+    db,
+    dialect,
     store,
-    database: { db, dialect, schema: authSchema },
+    now: Date.now,
     secret: options.secret,
-  });
-  await store.migrate({ packages: [...auth.migrations, syncMigrations()] });
-  const sync = createSync({ store, log: changeLog });
+    log: { error: console.error, warn: console.warn, info: console.info, debug: console.debug },
+    devMode: false,
+  };
 
   // The session cookie is `Secure`: serve the app over HTTPS (bearer tokens work either way).
   const cookie = { sameSite: "lax", secure: true } as const;
+  // The three svc modules this app wants: /api/entities/... (and /api/batch),
+  // /api/auth/... with the admin token and `svc_` sessions, /api/sync/pull.
+  const auth = authModule(runtime, {
+    schema: authSchema,
+    adminToken: options.adminToken,
+    router: { cookie, trustedOrigins: [] },
+  });
+  const modules = composeModules([storeModule(runtime), auth, syncModule(runtime, { changeLog })]);
+  await store.migrate({ packages: [...modules.migrations] });
+  await modules.start();
+
   const app = express();
-  // Who calls: the admin token, or a `svc_` session (bearer or cookie).
+  // Who calls: the modules' bearer tokens, or the session cookie.
   app.use(
     authenticate({
-      resolvers: [adminTokenResolver(options.adminToken), sessionResolver(auth)],
+      resolvers: modules.resolvers,
       cookie: {
         name: SESSION_COOKIE,
-        resolve: (token) => auth.resolveSession(token),
+        resolve: async (token) => modules.decorate(await auth.auth.resolveSession(token)),
         // A stale cookie makes the caller anonymous and is cleared.
         clear: () => clearedSessionCookie(cookie),
       },
@@ -98,16 +109,14 @@ export async function createComposedApp(options: ComposeOptions) {
     res.json(page.rows);
   });
 
-  // svc's routes: /api/auth/..., /api/entities/..., /api/sync/pull.
-  app.use(createAuthRouter(auth, { cookie, trustedOrigins: [] }));
-  app.use(createEntityRouter(store));
-  app.use(createSyncRouter(sync));
-  app.use(errorHandler<Request>());
+  // The modules' routes, then one error handler for all of them.
+  modules.routes(app);
+  app.use(errorHandler());
 
   return {
     app,
     async close(): Promise<void> {
-      await auth.close();
+      await modules.close();
       await store.close();
     },
   };
