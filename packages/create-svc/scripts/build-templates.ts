@@ -1,6 +1,7 @@
 import { cp, mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { basename, join, relative, sep } from "node:path";
 import { createAppTsconfig, webBuildOutputs } from "../src/app-static-files.js";
+import { EDGE_APP_PACKAGE } from "../src/edge-app.js";
 import { formatJSON } from "../src/format-json.js";
 import { TEMPLATES_INDEX_FILE, type TemplateInfo, type TemplatesIndex } from "../src/templates.js";
 import {
@@ -193,10 +194,16 @@ export async function buildTemplates(options: BuildTemplatesOptions): Promise<Te
     if (!entry.isDirectory() || !(await exists(join(exampleDir, "svc.json")))) continue;
     copied.push(await copyExample(exampleDir, options.outDir));
   }
+  const workspace = await workspaceVersions(options.workspaceRoot);
   const versions = resolveTemplateVersions(
-    copied.map((template) => template.templatePackage),
+    [
+      ...copied.map((template) => template.templatePackage),
+      // An app made with --edge adds @svc/edge and miniflare (src/edge-app.ts);
+      // without @svc/edge in the workspace, --edge fails with TEMPLATES_MISSING.
+      ...(workspace.has("@svc/edge") ? [EDGE_APP_PACKAGE] : []),
+    ],
     {
-      workspace: await workspaceVersions(options.workspaceRoot),
+      workspace,
       catalog: parseCatalog(
         await readFile(join(options.workspaceRoot, "pnpm-workspace.yaml"), "utf8"),
       ),

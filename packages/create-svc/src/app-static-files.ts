@@ -97,7 +97,11 @@ export function createAppGitignore(build?: string): string {
  * pnpm 11 fails the install over one it was not told about). esbuild ships
  * its binary in a platform package; its script only re-checks it.
  */
-export const APP_ALLOW_BUILDS: Readonly<Record<string, boolean>> = { esbuild: false };
+export const APP_ALLOW_BUILDS: Readonly<Record<string, boolean>> = {
+  esbuild: false,
+  // An edge app's miniflare runs workerd, whose binary also comes in a platform package.
+  workerd: false,
+};
 
 /** What decides whether a generated app gets a `pnpm-workspace.yaml`. */
 export interface AppPnpmWorkspaceOptions {

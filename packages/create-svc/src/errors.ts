@@ -11,6 +11,9 @@ export const scaffoldErrorCodes = {
   INVALID_CHECKOUT: {
     message: "The directory is not a built checkout of the svc repository.",
   },
+  EDGE_UNSUPPORTED: {
+    message: "The template needs the svc server and cannot be built as an edge worker.",
+  },
 } as const satisfies Record<string, { message: string }>;
 
 /** A code of `scaffoldErrorCodes`: `"UNKNOWN_TEMPLATE"`, `"TARGET_NOT_EMPTY"`, … */

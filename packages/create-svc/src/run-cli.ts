@@ -39,13 +39,15 @@ async function tryListTemplates(templatesDir: string | undefined): Promise<strin
 }
 
 async function usage(templatesDir: string | undefined): Promise<string> {
-  return `Usage: create-svc <dir> [--template <name>] [--from-checkout <path>]
+  return `Usage: create-svc <dir> [--template <name>] [--edge] [--from-checkout <path>]
 
 Creates a new svc app in <dir>, which must not exist or must be empty. The
 directory's name becomes the app's package name.
 
 Options:
   -t, --template <name>       the starter template (default: ${DEFAULT_TEMPLATE})
+      --edge                  an edge app (experimental): build is svc build --target
+                              edge (a Cloudflare Worker on D1), dev serves it locally
       --from-checkout <path>  depend on a built checkout of the svc repository
                               (link:/file: paths, install with pnpm) instead of npm
   -h, --help                  show this help
@@ -79,6 +81,7 @@ function parseCliArgs(argv: readonly string[]) {
     options: {
       template: { type: "string", short: "t" },
       "from-checkout": { type: "string" },
+      edge: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -130,6 +133,7 @@ export async function runCli(
       targetDir: resolve(options.cwd ?? process.cwd(), dir),
       ...(checkout !== undefined && { checkout: resolve(options.cwd ?? process.cwd(), checkout) }),
       template: parsed.values.template ?? DEFAULT_TEMPLATE,
+      ...(parsed.values.edge === true && { edge: true }),
       ...(options.templatesDir !== undefined && { templatesDir: options.templatesDir }),
     });
     // link: and file: dependencies are pnpm's; the app is a pnpm workspace root of its own.

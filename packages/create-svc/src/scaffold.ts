@@ -8,6 +8,15 @@ import {
   createAppTsconfig,
 } from "./app-static-files.js";
 import { checkoutLinks, checkoutPnpmVersion } from "./checkout.js";
+import {
+  assertEdgeTemplate,
+  createEdgeGitignore,
+  createEdgePackageJson,
+  createEdgeReadme,
+  EDGE_APP_PACKAGE,
+  EDGE_DEV_FILE,
+} from "./edge-app.js";
+import { EDGE_DEV_SCRIPT } from "./edge-dev-script.js";
 import { ScaffoldError } from "./errors.js";
 import { formatJSON } from "./format-json.js";
 import { summarizeFunction } from "./function-summary.js";
@@ -53,6 +62,13 @@ export interface ScaffoldOptions {
    * instead of the registry's releases.
    */
   readonly checkout?: string;
+  /**
+   * Make an edge app (experimental): `build` is `svc build --target edge`
+   * (a Cloudflare Worker on D1 in `edge/`), `dev` serves it locally in
+   * workerd through miniflare (`edge-dev.mjs`). Only for templates without
+   * a page; others throw `EDGE_UNSUPPORTED`.
+   */
+  readonly edge?: boolean;
 }
 
 /** What `scaffold` made. */
@@ -193,6 +209,7 @@ export async function scaffold(options: ScaffoldOptions): Promise<ScaffoldResult
       message: `"${name}" cannot be the app's package name: ${problem} Try "${suggestPackageName(name)}".`,
     });
   }
+  if (options.edge === true) assertEdgeTemplate(template);
   await assertEmptyTarget(targetDir);
 
   const templateDir = join(templatesDir, template.name);
@@ -213,13 +230,23 @@ export async function scaffold(options: ScaffoldOptions): Promise<ScaffoldResult
       cause,
     });
   }
+  const edgeDependencies = options.edge === true ? Object.keys(EDGE_APP_PACKAGE.dependencies) : [];
   const links =
     options.checkout === undefined
       ? {}
-      : await checkoutLinks(options.checkout, template.dependencies);
-  const packageJson = createAppPackageJson(name, template, index.versions, links);
+      : await checkoutLinks(options.checkout, [...template.dependencies, ...edgeDependencies]);
+  const appPackageJson = createAppPackageJson(name, template, index.versions, links);
+  const packageJson =
+    options.edge === true
+      ? createEdgePackageJson(appPackageJson, index.versions, links)
+      : appPackageJson;
   const pnpmWorkspace = createAppPnpmWorkspace({
-    dependencies: [...template.dependencies, ...Object.keys(packageJson.devDependencies)],
+    dependencies: [
+      ...Object.keys(packageJson.dependencies),
+      ...Object.keys(packageJson.devDependencies),
+      // @svc/edge bundles with esbuild; miniflare runs workerd: both ship binaries.
+      ...(options.edge === true ? ["esbuild", "workerd"] : []),
+    ],
     ownRoot: options.checkout !== undefined,
   });
   const tsconfigPath = join(templateDir, "tsconfig.json");
@@ -251,8 +278,14 @@ export async function scaffold(options: ScaffoldOptions): Promise<ScaffoldResult
   await writeFile(join(targetDir, "svc.json"), formatJSON({ ...manifest, name }));
   await writeFile(join(targetDir, "package.json"), `${JSON.stringify(packageJson, null, 2)}\n`);
   await writeFile(join(targetDir, "tsconfig.json"), tsconfig);
-  await writeFile(join(targetDir, "README.md"), createAppReadme(readme));
-  await writeFile(join(targetDir, ".gitignore"), createAppGitignore(template.build));
+  if (options.edge === true) {
+    await writeFile(join(targetDir, "README.md"), createEdgeReadme(readme));
+    await writeFile(join(targetDir, ".gitignore"), createEdgeGitignore());
+    await writeFile(join(targetDir, EDGE_DEV_FILE), EDGE_DEV_SCRIPT);
+  } else {
+    await writeFile(join(targetDir, "README.md"), createAppReadme(readme));
+    await writeFile(join(targetDir, ".gitignore"), createAppGitignore(template.build));
+  }
   if (pnpmWorkspace !== undefined) {
     await writeFile(join(targetDir, "pnpm-workspace.yaml"), pnpmWorkspace);
   }

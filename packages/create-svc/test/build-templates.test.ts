@@ -253,6 +253,9 @@ describe("buildTemplates", () => {
     expect(index.versions["@svc/server"]).toBe(`^${server}`);
     expect(index.versions["@svc/functions"]).toBe(`^${functions}`);
     expect(index.versions.zod).toMatch(/^[\^~]?\d/);
+    // What an app made with --edge adds.
+    expect(index.versions["@svc/edge"]).toMatch(/^\^\d/);
+    expect(index.versions.miniflare).toMatch(/^[\^~]?\d/);
     for (const template of index.templates) {
       expect(template.dependencies, template.name).toEqual(
         expect.arrayContaining(["@svc/functions", "@svc/server"]),

@@ -231,6 +231,42 @@ describe("scaffold", () => {
     },
   );
 
+  it("makes an edge app with --edge: Worker build, local dev, @svc/edge and miniflare", async () => {
+    using temp = tempDir();
+    const targetDir = join(temp.path, "edge-app");
+    const result = await scaffold({ targetDir, edge: true, templatesDir: templates.dir });
+    expect(result.files).toEqual(expect.arrayContaining(["edge-dev.mjs", "svc.json", "README.md"]));
+    const packageJson = readJSON(join(targetDir, "package.json")) as {
+      scripts: Record<string, string>;
+      dependencies: Record<string, string>;
+      devDependencies: Record<string, string>;
+    };
+    expect(packageJson.scripts).toEqual({
+      build: "svc build --target edge",
+      dev: "svc build --target edge && node edge-dev.mjs",
+      test: "svc policy test",
+      typecheck: "tsc --noEmit",
+    });
+    expect(packageJson.dependencies["@svc/edge"]).toBe(templates.index.versions["@svc/edge"]);
+    expect(packageJson.devDependencies.miniflare).toBe(templates.index.versions.miniflare);
+    const readme = readFileSync(join(targetDir, "README.md"), "utf8");
+    expect(readme).toContain("npm run build");
+    expect(readme).toContain("npx wrangler deploy");
+    expect(readFileSync(join(targetDir, ".gitignore"), "utf8")).toContain("edge/worker.js");
+    expect(readFileSync(join(targetDir, "pnpm-workspace.yaml"), "utf8")).toContain(
+      "workerd: false",
+    );
+  });
+
+  it("refuses --edge for a template with a live page (EDGE_UNSUPPORTED) and writes nothing", async () => {
+    using temp = tempDir();
+    const targetDir = join(temp.path, "app");
+    await expect(
+      scaffold({ template: "todo", targetDir, edge: true, templatesDir: templates.dir }),
+    ).rejects.toMatchObject({ code: "EDGE_UNSUPPORTED" });
+    expect(existsSync(targetDir)).toBe(false);
+  });
+
   it("refuses an unknown template and names the available ones", async () => {
     using temp = tempDir();
     const targetDir = join(temp.path, "app");
