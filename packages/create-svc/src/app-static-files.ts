@@ -113,6 +113,8 @@ export interface AppPnpmWorkspaceOptions {
    * the app for a part of the svc repository's workspace. Default false.
    */
   readonly ownRoot?: boolean;
+  /** Dependency overrides (a checkout's packages that copied packages depend on; see `checkoutOverrides`). */
+  readonly overrides?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -125,7 +127,8 @@ export function createAppPnpmWorkspace(options: AppPnpmWorkspaceOptions): string
   const builds = Object.entries(APP_ALLOW_BUILDS).filter(([name]) =>
     options.dependencies.includes(name),
   );
-  if (builds.length === 0 && options.ownRoot !== true) return undefined;
+  const overrides = Object.entries(options.overrides ?? {});
+  if (builds.length === 0 && overrides.length === 0 && options.ownRoot !== true) return undefined;
   const lines = [
     "# pnpm's settings for this app; npm and yarn ignore this file. It also makes",
     "# the app a workspace root of its own: inside an existing pnpm workspace,",
@@ -138,6 +141,15 @@ export function createAppPnpmWorkspace(options: AppPnpmWorkspaceOptions): string
       "# binary in a platform package; its install script only re-checks it.",
       "allowBuilds:",
       ...builds.map(([name, allowed]) => `  ${name}: ${allowed}`),
+    );
+  }
+  if (overrides.length > 0) {
+    lines.push(
+      "",
+      "# Packages of the svc checkout that a copied (file:) package depends on:",
+      "# pnpm resolves them in the checkout too.",
+      "overrides:",
+      ...overrides.map(([name, spec]) => `  ${JSON.stringify(name)}: ${JSON.stringify(spec)}`),
     );
   }
   return `${lines.join("\n")}\n`;

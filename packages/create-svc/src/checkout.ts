@@ -9,8 +9,10 @@ const PACKAGE_FOLDERS = ["packages", "apps"];
 interface CheckoutPackage {
   readonly dir: string;
   readonly builtFiles: readonly string[];
-  /** Whether it has peer dependencies (`@svc/client` and its optional `react`). */
-  readonly hasPeers: boolean;
+  /** Its peer dependencies (`@svc/client`'s `react`, `@svc/functions`' optional `express`). */
+  readonly peers: readonly string[];
+  /** The `@svc/*` packages it depends on. */
+  readonly svcDependencies: readonly string[];
 }
 
 async function readPackage(dir: string): Promise<{
@@ -18,6 +20,7 @@ async function readPackage(dir: string): Promise<{
   main?: unknown;
   bin?: unknown;
   peerDependencies?: unknown;
+  dependencies?: unknown;
   packageManager?: unknown;
 }> {
   try {
@@ -36,15 +39,19 @@ async function checkoutPackages(checkout: string): Promise<Map<string, CheckoutP
     for (const entry of entries) {
       if (!entry.isDirectory()) continue;
       const dir = join(checkout, folder, entry.name);
-      const { name, main, bin, peerDependencies } = await readPackage(dir);
+      const { name, main, bin, peerDependencies, dependencies } = await readPackage(dir);
       if (typeof name !== "string") continue;
       const bins = typeof bin === "object" && bin !== null ? Object.values(bin) : [];
       const builtFiles = [main, ...bins].filter((file): file is string => typeof file === "string");
-      const hasPeers =
-        typeof peerDependencies === "object" &&
-        peerDependencies !== null &&
-        Object.keys(peerDependencies).length > 0;
-      packages.set(name, { dir, builtFiles, hasPeers });
+      const peers =
+        typeof peerDependencies === "object" && peerDependencies !== null
+          ? Object.keys(peerDependencies)
+          : [];
+      const svcDependencies =
+        typeof dependencies === "object" && dependencies !== null
+          ? Object.keys(dependencies).filter((dependency) => dependency.startsWith("@svc/"))
+          : [];
+      packages.set(name, { dir, builtFiles, peers, svcDependencies });
     }
   }
   return packages;
@@ -62,10 +69,10 @@ async function exists(path: string): Promise<boolean> {
  * repository instead of the registry, one for each `@svc/*` package in
  * `dependencies` (such as `@svc/server`, `@svc/functions`, `@svc/client`):
  * `link:<dir>`, a symlink to the checkout's built package whose own
- * dependencies resolve inside the checkout; or, for a package with peer
- * dependencies, `file:<dir>`, a copy pnpm installs against the app's own
- * peers (so a page bundles one React, the app's, not a second one from the
- * checkout). Throws `INVALID_CHECKOUT` when `root` is not such a checkout,
+ * dependencies resolve inside the checkout; or, for a package with a peer
+ * dependency the app also depends on, `file:<dir>`, a copy pnpm installs
+ * against the app's own peers (so a page bundles one React, the app's, not
+ * a second one from the checkout). Throws `INVALID_CHECKOUT` when `root` is not such a checkout,
  * or is not installed and built.
  */
 export async function checkoutLinks(
@@ -94,9 +101,38 @@ export async function checkoutLinks(
         });
       }
     }
-    links[name] = `${found.hasPeers ? "file" : "link"}:${found.dir}`;
+    // A copy only where a peer is one of the app's own dependencies (React):
+    // the package must then resolve the app's copy of it.
+    const copy = found.peers.some((peer) => dependencies.includes(peer));
+    links[name] = `${copy ? "file" : "link"}:${found.dir}`;
   }
   return links;
+}
+
+/**
+ * What a copied (`file:`) package of `links` needs besides itself: its own
+ * `@svc/*` dependencies, written `workspace:*` in the checkout, which pnpm
+ * cannot resolve outside it. Each becomes an override pointing at the
+ * checkout (`link:<dir>`), for the app's `pnpm-workspace.yaml`; transitive
+ * ones too. Empty when nothing is copied.
+ */
+export async function checkoutOverrides(
+  root: string,
+  links: Readonly<Record<string, string>>,
+): Promise<Record<string, string>> {
+  const packages = await checkoutPackages(resolve(root));
+  const overrides: Record<string, string> = {};
+  const pending = Object.entries(links)
+    .filter(([, spec]) => spec.startsWith("file:"))
+    .flatMap(([name]) => packages.get(name)?.svcDependencies ?? []);
+  while (pending.length > 0) {
+    const name = pending.pop() as string;
+    const found = packages.get(name);
+    if (found === undefined || overrides[name] !== undefined) continue;
+    overrides[name] = `link:${found.dir}`;
+    pending.push(...found.svcDependencies);
+  }
+  return overrides;
 }
 
 /**

@@ -7,7 +7,7 @@ import {
   createAppPnpmWorkspace,
   createAppTsconfig,
 } from "./app-static-files.js";
-import { checkoutLinks, checkoutPnpmVersion } from "./checkout.js";
+import { checkoutLinks, checkoutOverrides, checkoutPnpmVersion } from "./checkout.js";
 import {
   assertEdgeTemplate,
   createEdgeGitignore,
@@ -248,6 +248,8 @@ export async function scaffold(options: ScaffoldOptions): Promise<ScaffoldResult
       ...(options.edge === true ? ["esbuild", "workerd"] : []),
     ],
     ownRoot: options.checkout !== undefined,
+    overrides:
+      options.checkout === undefined ? {} : await checkoutOverrides(options.checkout, links),
   });
   const tsconfigPath = join(templateDir, "tsconfig.json");
   const tsconfig = (await exists(tsconfigPath))
