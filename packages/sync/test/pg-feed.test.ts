@@ -515,7 +515,15 @@ describe.skipIf(postgres === undefined)("following on demand on Postgres", () =>
       expect(all).toHaveLength(25);
       const last = all[all.length - 1] ?? 0;
       await waitFor(() => p.received.includes(last), "P to get Q's commits");
-      expect(p.received).toEqual(all);
+      // Every commit after the reader's cursor, once and in order. The tail's
+      // start may lie a little before that cursor (the horizon held back by
+      // other transactions on a busy database), so it can also deliver some
+      // of Q's three earlier commits first: subscribers skip those by cursor.
+      expect(p.received.filter((cursor) => cursor > since)).toEqual(all);
+      const earlier = p.received.filter((cursor) => cursor <= since);
+      expect(earlier).toEqual(p.received.slice(0, earlier.length));
+      expect(earlier.length).toBeLessThanOrEqual(3);
+      expect(new Set(p.received).size).toBe(p.received.length);
       const hellos = channel.payloads.filter((payload) => payload.endsWith(":hello"));
       const pId = hellos[0]?.split(":")[0];
       expect(new Set(hellos.map((payload) => payload.split(":")[0]))).toEqual(new Set([pId]));
