@@ -1,7 +1,8 @@
 // `pnpm -F @svc/bench run bench:scale`: a one-row mutation on Postgres,
 // bare node:http + pg (baseline P) against svc's `POST /api/fn/touch` on 1,
-// 2 and 3 servers sharing one database (cases S1-S3), with the load split
-// over the servers, then on 3 servers behind Debian's nginx (case N3, the
+// 2 and 3 servers sharing one database (cases S1-S3), each after the bare
+// baseline on as many processes (P2, P3), with the load split over the
+// servers, then on 3 servers behind Debian's nginx (case N3, the
 // whole load sent to nginx), the servers' CPU per request summed over all
 // of them, and `pg_stat_activity` sampled during each run so lock waits show.
 // Settings: scale/options.ts and README.md, "Scale-out on Postgres".
@@ -184,40 +185,55 @@ async function measure(running: RunningCase, options: ScaleOptions): Promise<Sca
   };
 }
 
-/** Baseline P in its own child process, on a schema of its own. */
-async function runBareBaseline(run: RunSchemas, options: ScaleOptions): Promise<ScaleOutcome> {
-  const id = "P";
-  const label = `node:http + pg pool (${DEFAULT_WRITE_POOL_SIZE}), BEGIN; INSERT; COMMIT`;
-  let server: ServerProcess | undefined;
+/**
+ * Baseline P on `count` processes sharing one fresh schema (P, P2, P3), each
+ * with svc's writer pool size: what the same machine does when the extra
+ * processes add no work of svc's own, so svc's growth can be read against it.
+ */
+async function runBareBaseline(
+  run: RunSchemas,
+  count: number,
+  options: ScaleOptions,
+): Promise<ScaleOutcome> {
+  const id = count === 1 ? "P" : `P${count}`;
+  const label =
+    `node:http + pg pool (${DEFAULT_WRITE_POOL_SIZE}), BEGIN; INSERT; COMMIT` +
+    (count === 1 ? "" : `, ${count} processes`);
+  const servers: ServerProcess[] = [];
   try {
-    const database = await run.create("bare");
-    const port = await getFreePort();
-    server = await startServer({
-      name: "baseline P",
-      port,
-      nodeArgs: [
-        "--import",
-        import.meta.resolve("tsx"),
-        join(benchDir, "src", "servers", "insert-pg-http.ts"),
-      ],
-      cwd: benchDir,
-      env: {
-        BENCH_PORT: String(port),
-        BENCH_DATABASE_URL: database.url,
-        BENCH_POOL_SIZE: String(DEFAULT_WRITE_POOL_SIZE),
-      },
-      readyPath: "/ready",
-    });
+    const database = await run.create(count === 1 ? "bare" : `bare${count}`);
+    // Started one after the other: the first creates the table.
+    for (let index = 1; index <= count; index += 1) {
+      const port = await getFreePort();
+      servers.push(
+        await startServer({
+          name: `baseline ${id} ${index}/${count}`,
+          port,
+          nodeArgs: [
+            "--import",
+            import.meta.resolve("tsx"),
+            join(benchDir, "src", "servers", "insert-pg-http.ts"),
+          ],
+          cwd: benchDir,
+          env: {
+            BENCH_PORT: String(port),
+            BENCH_DATABASE_URL: database.url,
+            BENCH_POOL_SIZE: String(DEFAULT_WRITE_POOL_SIZE),
+          },
+          readyPath: "/ready",
+        }),
+      );
+    }
     // The request svc gets, with a bearer token of the same length.
     const headers = {
       authorization: `Bearer ${createAdminToken()}`,
       "content-type": "application/json",
     };
-    return await measure({ id, label, servers: [server], path: "/", headers, database }, options);
+    return await measure({ id, label, servers, path: "/", headers, database }, options);
   } catch (error) {
-    return { id, label, servers: 1, failure: oneLine(message(error)) };
+    return { id, label, servers: count, failure: oneLine(message(error)) };
   } finally {
-    await server?.stop();
+    await Promise.all(servers.map((server) => server.stop()));
   }
 }
 
@@ -309,8 +325,12 @@ async function main(): Promise<number> {
         `${options.warmupSeconds} s warm-up, ${options.connections} connections split over the servers, ` +
         `node ${process.version}, ${availableParallelism()} CPUs, load ${loadLine()}\n`,
     );
-    const outcomes: ScaleOutcome[] = [await runBareBaseline(run, options)];
+    // Each svc case right after the baseline on as many processes, so both
+    // meet the machine in the same state.
+    const outcomes: ScaleOutcome[] = [];
     for (let count = 1; count <= options.maxServers; count += 1) {
+      process.stderr.write(`  (load ${loadLine()})\n`);
+      outcomes.push(await runBareBaseline(run, count, options));
       process.stderr.write(`  (load ${loadLine()})\n`);
       outcomes.push(await runSvcCase(run, dir, { count, behindNginx: false }, options));
     }

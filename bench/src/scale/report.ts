@@ -98,6 +98,53 @@ function waitLines(outcome: ScaleOutcome): string[] {
   ];
 }
 
+/** The bare baseline on `count` processes: `P`, `P2`, `P3`, ... */
+function bareOn(outcomes: readonly ScaleOutcome[], count: number): ScaleOutcome | undefined {
+  return outcomes.find((o) => o.id === (count === 1 ? "P" : `P${count}`));
+}
+
+/** CPU per request of `outcome` over that of `base`: 1.00x when flat. */
+export function cpuGrowth(
+  outcome: ScaleOutcome | undefined,
+  base: ScaleOutcome | undefined,
+): number | undefined {
+  const own = outcome?.serverMicrosPerRequest;
+  const first = base?.serverMicrosPerRequest;
+  return own === undefined || first === undefined || first === 0 ? undefined : own / first;
+}
+
+/**
+ * One row per process count with both a bare and an svc case: their server
+ * CPU per request, how much each grew against one process, and svc's growth
+ * divided by the baseline's (1.00x: the extra servers cost svc nothing the
+ * machine does not already charge a bare server).
+ */
+export function cpuGrowthRows(outcomes: readonly ScaleOutcome[]): string[][] {
+  const rows: string[][] = [
+    ["processes", "bare us/req", "bare growth", "svc us/req", "svc growth", "svc over bare"],
+  ];
+  for (const svc of outcomes) {
+    if (!svc.id.startsWith("S")) continue;
+    const bare = bareOn(outcomes, svc.servers);
+    if (bare?.serverMicrosPerRequest === undefined || svc.serverMicrosPerRequest === undefined) {
+      continue;
+    }
+    const bareGrowth = cpuGrowth(bare, bareOn(outcomes, 1));
+    const svcGrowth = cpuGrowth(svc, outcomes.find((o) => o.id === "S1"));
+    rows.push([
+      String(svc.servers),
+      formatMicros(bare.serverMicrosPerRequest),
+      formatRatio(bareGrowth),
+      formatMicros(svc.serverMicrosPerRequest),
+      formatRatio(svcGrowth),
+      formatRatio(
+        bareGrowth === undefined || svcGrowth === undefined ? undefined : svcGrowth / bareGrowth,
+      ),
+    ]);
+  }
+  return rows;
+}
+
 /** The tables `bench:scale` prints: raw figures, ratios, then wait events per case. */
 export function formatScaleReport(outcomes: readonly ScaleOutcome[]): string {
   const raw: string[][] = [
@@ -165,6 +212,16 @@ export function formatScaleReport(outcomes: readonly ScaleOutcome[]): string {
 
   const parts = [table(raw, new Set([2, 4, 5, 6, 7, 8, 9, 10]))];
   if (ratios.length > 1) parts.push(table(ratios, new Set([2, 3, 4, 5])));
+  const growth = cpuGrowthRows(outcomes);
+  if (growth.length > 1) {
+    parts.push(
+      [
+        "server CPU per request as processes are added (growth against one process; " +
+          "svc's growth over the bare baseline's is what svc itself adds):",
+        table(growth, new Set([1, 2, 3, 4, 5])),
+      ].join("\n"),
+    );
+  }
   const proxyLines = outcomes.flatMap((o) => {
     const direct = outcomes.find((other) => other.id === `S${o.servers}`);
     if (o.proxied !== true || o.result === undefined || direct?.result === undefined) return [];
