@@ -3,6 +3,8 @@ import pg from "pg";
 import type { EntityTables, StoreDatabase } from "./database.js";
 import { speedUpClients } from "./pg-client-speedups.js";
 
+export { createPgSignal, type PgSignal, type PgSignalOptions } from "./pg-signal.js";
+
 /** Options of `openPostgres`. */
 export interface PostgresOptions {
   /**
