@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import pg from "pg";
 
 /**
@@ -10,9 +10,20 @@ import pg from "pg";
  * `SVC_TEST_DATABASE_URL`, selected through `search_path`, so suites never
  * see each other's tables and never depend on the order they run in.
  */
-export type TestDatabaseTarget =
-  | { dialect: "sqlite"; path: string }
-  | { dialect: "postgres"; url: string; schema: string };
+export type TestDatabaseTarget = SqliteTestTarget | PostgresTestTarget;
+
+/** A SQLite test database: a file of its own in a fresh temp directory. */
+export interface SqliteTestTarget {
+  dialect: "sqlite";
+  path: string;
+}
+
+/** A Postgres test database: a fresh schema, selected by the URL's search path. */
+export interface PostgresTestTarget {
+  dialect: "postgres";
+  url: string;
+  schema: string;
+}
 
 export interface TestDatabase {
   readonly name: "sqlite" | "postgres";
@@ -29,8 +40,10 @@ const sqlite: TestDatabase = {
     return { dialect: "sqlite", path: join(dir, "test.db") };
   },
   async destroy(target) {
-    if (target.dialect === "sqlite")
-      rmSync(join(target.path, ".."), { recursive: true, force: true });
+    matchTarget(target, {
+      sqlite: ({ path }) => rmSync(dirname(path), { recursive: true, force: true }),
+      postgres: () => undefined,
+    });
   },
 };
 
@@ -49,14 +62,18 @@ function postgres(url: string): TestDatabase {
       return { dialect: "postgres", url: withSearchPath(url, schema), schema };
     },
     async destroy(target) {
-      if (target.dialect !== "postgres") return;
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      try {
-        await client.query(`DROP SCHEMA IF EXISTS "${target.schema}" CASCADE`);
-      } finally {
-        await client.end();
-      }
+      await matchTarget(target, {
+        sqlite: async () => undefined,
+        postgres: async ({ schema }) => {
+          const client = new pg.Client({ connectionString: url });
+          await client.connect();
+          try {
+            await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+          } finally {
+            await client.end();
+          }
+        },
+      });
     },
   };
 }
@@ -83,4 +100,113 @@ export function testDatabases(): TestDatabase[] {
     console.warn("[svc] Postgres suites skipped: set SVC_TEST_DATABASE_URL to run them.");
   }
   return [sqlite];
+}
+
+/** What to do with each kind of target. */
+export interface TargetCases<T> {
+  sqlite(target: SqliteTestTarget): T;
+  postgres(target: PostgresTestTarget): T;
+}
+
+/**
+ * Runs the case for `target`'s kind and returns what it returns. This is
+ * the one place that tells the two kinds of target apart; fixtures go
+ * through it (or the helpers below) instead of comparing dialect names.
+ *
+ * @example
+ * const env = matchTarget(target, {
+ *   sqlite: ({ path }) => ({ SVC_DB_PATH: path }),
+ *   postgres: ({ url }) => ({ DATABASE_URL: url }),
+ * });
+ */
+export function matchTarget<T>(target: TestDatabaseTarget, cases: TargetCases<T>): T {
+  switch (target.dialect) {
+    case "sqlite":
+      return cases.sqlite(target);
+    case "postgres":
+      return cases.postgres(target);
+  }
+}
+
+/**
+ * How to open each kind of target: the store's `openSqlite` and
+ * `openPostgres`, or a suite's own openers. The caller passes them in, so
+ * these helpers stay free of a dependency on the store (which itself
+ * depends on them for its tests).
+ */
+export interface TestDatabaseOpeners<TSqlite, TPostgres> {
+  openSqlite(path: string, options: { attach?: Readonly<Record<string, string>> }): TSqlite;
+  openPostgres(url: string, options: { max?: number }): TPostgres;
+}
+
+/** Options of {@link openTestDatabase}; each applies to one kind of target only. */
+export interface OpenTestDatabaseOptions {
+  /** Postgres: the connection pool's size (the opener's default when left out). */
+  readonly max?: number;
+  /**
+   * SQLite: databases to attach, schema name to a file name that is put
+   * beside the test database (so `destroy` removes it too), or `:memory:`.
+   */
+  readonly attach?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Opens `target` with the opener for its kind.
+ *
+ * @example
+ * import { openPostgres } from "@svc/store/pg";
+ * import { openSqlite } from "@svc/store/sqlite";
+ *
+ * const database = openTestDatabase(target, { openSqlite, openPostgres }, { max: 4, attach: { jobs: "jobs.db" } });
+ */
+export function openTestDatabase<TSqlite, TPostgres>(
+  target: TestDatabaseTarget,
+  openers: TestDatabaseOpeners<TSqlite, TPostgres>,
+  options: OpenTestDatabaseOptions = {},
+): TSqlite | TPostgres {
+  return matchTarget<TSqlite | TPostgres>(target, {
+    sqlite: ({ path }) =>
+      openers.openSqlite(
+        path,
+        options.attach === undefined ? {} : { attach: besideDatabase(path, options.attach) },
+      ),
+    postgres: ({ url }) =>
+      openers.openPostgres(url, options.max === undefined ? {} : { max: options.max }),
+  });
+}
+
+/** Attached file names resolved to paths in the SQLite database's directory (`:memory:` stays). */
+function besideDatabase(
+  path: string,
+  attach: Readonly<Record<string, string>>,
+): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(attach).map(([schema, file]) => [
+      schema,
+      file === ":memory:" ? file : join(dirname(path), file),
+    ]),
+  );
+}
+
+/** Options of {@link serverDatabaseEnv}. */
+export interface ServerDatabaseEnvOptions {
+  /** SQLite: the job queue's file (`SVC_JOBS_DB`); the server ignores it on Postgres, so it is left out there. */
+  readonly jobsFile?: string;
+}
+
+/**
+ * The svc server's environment for reaching `target`: `SVC_DB_PATH` for a
+ * SQLite file, `DATABASE_URL` for Postgres.
+ */
+export function serverDatabaseEnv(
+  target: TestDatabaseTarget,
+  options: ServerDatabaseEnvOptions = {},
+): Record<string, string> {
+  return matchTarget<Record<string, string>>(target, {
+    sqlite: ({ path }) => ({
+      SVC_DB_PATH: path,
+      ...(options.jobsFile !== undefined && { SVC_JOBS_DB: options.jobsFile }),
+    }),
+    postgres: ({ url }) => ({ DATABASE_URL: url }),
+  });
 }

@@ -1,13 +1,4 @@
-import {
-  DummyDriver,
-  Kysely,
-  PostgresAdapter,
-  PostgresIntrospector,
-  PostgresQueryCompiler,
-  SqliteAdapter,
-  SqliteIntrospector,
-  SqliteQueryCompiler,
-} from "kysely";
+import { Kysely } from "kysely";
 import type { AccessRequest } from "./check-access.js";
 import { rulesFor } from "./compile-policies.js";
 import { compileReadFilter, compileRuleFilter, type ReadFilter } from "./compile-read-filter.js";
@@ -15,6 +6,7 @@ import type { CompiledPolicies, CompiledRule } from "./condition.js";
 import { ruleKey } from "./errors.js";
 import { type ExistsLookup, evaluateRule } from "./evaluate.js";
 import { formatPolicyExpression } from "./format-expression.js";
+import { type PolicyDialectName, policySqlDialect } from "./sql-dialects.js";
 
 /** A query as a dialect would run it. */
 export interface ExplainedSQL {
@@ -66,18 +58,8 @@ export interface ExplainRequest extends AccessRequest {
 export type AnyTables = Record<string, Record<string, unknown>>;
 
 /** A Kysely that only compiles (no driver, no I/O). Internal; tests use it too. */
-export function coldKysely(dialect: "sqlite" | "postgres"): Kysely<AnyTables> {
-  const postgres = dialect === "postgres";
-  return new Kysely<AnyTables>({
-    dialect: {
-      createAdapter: () => (postgres ? new PostgresAdapter() : new SqliteAdapter()),
-      createDriver: () => new DummyDriver(),
-      createIntrospector: (db) =>
-        postgres ? new PostgresIntrospector(db) : new SqliteIntrospector(db),
-      createQueryCompiler: () =>
-        postgres ? new PostgresQueryCompiler() : new SqliteQueryCompiler(),
-    },
-  });
+export function coldKysely(dialect: PolicyDialectName): Kysely<AnyTables> {
+  return new Kysely<AnyTables>({ dialect: policySqlDialect(dialect).compileOnly() });
 }
 
 function render(

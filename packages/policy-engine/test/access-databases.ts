@@ -1,4 +1,8 @@
-import type { TestDatabase, TestDatabaseTarget } from "@svc/tooling/databases";
+import {
+  openTestDatabase,
+  type TestDatabase,
+  type TestDatabaseTarget,
+} from "@svc/tooling/databases";
 import Database from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import pg from "pg";
@@ -10,19 +14,23 @@ export interface OpenedDatabase {
   close(): Promise<void>;
 }
 
+type Tables = Record<string, Record<string, unknown>>;
+
 /** Creates an isolated database of `kind` and opens it through kysely. */
 export async function openAccessDatabase(kind: TestDatabase): Promise<OpenedDatabase> {
   const target: TestDatabaseTarget = await kind.create();
-  const db =
-    target.dialect === "postgres"
-      ? new Kysely<Record<string, Record<string, unknown>>>({
-          dialect: new PostgresDialect({
-            pool: new pg.Pool({ connectionString: target.url, max: 1 }),
-          }),
-        })
-      : new Kysely<Record<string, Record<string, unknown>>>({
-          dialect: new SqliteDialect({ database: new Database(target.path) }),
-        });
+  const db = openTestDatabase(
+    target,
+    {
+      openSqlite: (path) =>
+        new Kysely<Tables>({ dialect: new SqliteDialect({ database: new Database(path) }) }),
+      openPostgres: (url, { max }) =>
+        new Kysely<Tables>({
+          dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max }) }),
+        }),
+    },
+    { max: 1 },
+  );
   return {
     database: { name: kind.name, dialect: target.dialect, db },
     async close() {

@@ -1,53 +1,35 @@
-import type { TestDatabaseTarget } from "@svc/tooling/databases";
+import type { FieldKind } from "@svc/schema";
+import { openTestDatabase, type TestDatabaseTarget } from "@svc/tooling/databases";
 import Database from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
 import pg from "pg";
 import type { PolicyRow } from "../src/index.js";
+import { policySqlDialect } from "../src/sql-dialects.js";
 import type { Dataset } from "./policy-arbitraries.js";
 
 export type Tables = Record<string, Record<string, unknown>>;
 
-type Kind = "text" | "bool" | "int" | "float" | "datetime" | "json";
+type Kind = Extract<FieldKind, "string" | "bool" | "int" | "float" | "datetime" | "json">;
 
 const COLUMNS: Readonly<Record<keyof Dataset, Readonly<Record<string, Kind>>>> = {
-  List: { title: "text", ownerId: "text", tenantId: "text", archived: "bool" },
+  List: { title: "string", ownerId: "string", tenantId: "string", archived: "bool" },
   Todo: {
-    title: "text",
+    title: "string",
     done: "bool",
-    ownerId: "text",
-    listId: "text",
-    priority: "text",
+    ownerId: "string",
+    listId: "string",
+    priority: "string",
     createdAt: "datetime",
     dueAt: "datetime",
     rank: "int",
     score: "float",
-    note: "text",
+    note: "string",
     flag: "bool",
     meta: "json",
   },
-  Member: { userId: "text", listId: "text", role: "text" },
+  Member: { userId: "string", listId: "string", role: "string" },
 };
 const NULLABLE = new Set(["tenantId", "listId", "dueAt", "rank", "score", "note", "flag", "meta"]);
-
-// The store's storage facts: SQLite keeps bools as 0/1 and date-times as ISO
-// text; Postgres uses boolean, timestamptz, jsonb, bigint, double precision
-// and text COLLATE "C".
-const SQLITE_TYPE: Readonly<Record<Kind, string>> = {
-  text: "text",
-  bool: "integer",
-  int: "integer",
-  float: "real",
-  datetime: "text",
-  json: "text",
-};
-const POSTGRES_TYPE: Readonly<Record<Kind, string>> = {
-  text: 'text collate "C"',
-  bool: "boolean",
-  int: "bigint",
-  float: "double precision",
-  datetime: "timestamptz",
-  json: "jsonb",
-};
 
 function openSqlite(path: string): Database.Database {
   const database = new Database(path);
@@ -64,21 +46,31 @@ export interface SqlFixture {
   close(): Promise<void>;
 }
 
-/** Opens the target through kysely and creates the fixture tables the way the store would. */
+/**
+ * Opens the target through kysely and creates the fixture tables the way
+ * the store would (the column types the engine's access checks use too:
+ * SQLite keeps bools as 0/1 and date-times as ISO text; Postgres uses
+ * boolean, timestamptz, jsonb, bigint, double precision and text COLLATE "C").
+ */
 export async function openFixture(target: TestDatabaseTarget): Promise<SqlFixture> {
-  const postgres = target.dialect === "postgres";
+  const dialect = policySqlDialect(target.dialect);
   const db = new Kysely<Tables>({
-    dialect:
-      target.dialect === "postgres"
-        ? new PostgresDialect({ pool: new pg.Pool({ connectionString: target.url, max: 2 }) })
-        : new SqliteDialect({ database: openSqlite(target.path) }),
+    dialect: openTestDatabase(
+      target,
+      {
+        openSqlite: (path) => new SqliteDialect({ database: openSqlite(path) }),
+        openPostgres: (url, { max }) =>
+          new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max }) }),
+      },
+      { max: 2 },
+    ),
   });
-  const types = postgres ? POSTGRES_TYPE : SQLITE_TYPE;
+  const types = dialect.columnTypes;
   for (const [table, columns] of Object.entries(COLUMNS)) {
     const defs = Object.entries(columns).map(
       ([name, kind]) => `"${name}" ${types[kind]}${NULLABLE.has(name) ? "" : " not null"}`,
     );
-    const id = postgres ? 'text collate "C"' : "text";
+    const id = types.id;
     await sql
       .raw(`create table "${table}" ("id" ${id} primary key, ${defs.join(", ")})`)
       .execute(db);
@@ -88,7 +80,7 @@ export async function openFixture(target: TestDatabaseTarget): Promise<SqlFixtur
     for (const [name, kind] of Object.entries(COLUMNS[table])) {
       const value = row[name] ?? null;
       if (value === null) out[name] = null;
-      else if (kind === "bool" && !postgres) out[name] = value === true ? 1 : 0;
+      else if (kind === "bool") out[name] = dialect.encodeBool(value === true);
       else if (kind === "json") out[name] = JSON.stringify(value);
       else out[name] = value;
     }

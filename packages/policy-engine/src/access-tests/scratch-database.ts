@@ -1,8 +1,13 @@
-import type { FieldKind, Manifest } from "@svc/schema";
+import type { Manifest } from "@svc/schema";
 import { type Expression, type Kysely, type RawBuilder, type SqlBool, sql } from "kysely";
 import { compileAccessFilter, compileReadFilter, type ReadFilter } from "../compile-read-filter.js";
 import type { CompiledPolicies, PolicyAuth, PolicyRow } from "../condition.js";
 import type { AnyTables } from "../explain.js";
+import {
+  type PolicyDialectName,
+  type PolicySqlDialect,
+  policySqlDialect,
+} from "../sql-dialects.js";
 import type { PolicyTables } from "../table-lookup.js";
 
 /**
@@ -15,7 +20,7 @@ import type { PolicyTables } from "../table-lookup.js";
 export interface AccessTestDatabase {
   /** Shown in reports, e.g. `sqlite`, `postgres`. */
   readonly name: string;
-  readonly dialect: "sqlite" | "postgres";
+  readonly dialect: PolicyDialectName;
   /** Any table layout: the tables are made at run time from the manifest. */
   readonly db: Kysely<AnyTables>;
 }
@@ -49,32 +54,6 @@ export interface ScratchTables {
   ): Promise<Set<string>>;
 }
 
-// The store's layout (see @svc/store's migrations): what compileReadFilter assumes.
-const COLUMN_TYPES: Record<"sqlite" | "postgres", Record<FieldKind, string>> = {
-  sqlite: {
-    string: "text",
-    int: "integer",
-    float: "real",
-    bool: "integer",
-    datetime: "text",
-    json: "text",
-    id: "text",
-    enum: "text",
-    file: "text",
-  },
-  postgres: {
-    string: 'text collate "C"',
-    int: "bigint",
-    float: "double precision",
-    bool: "boolean",
-    datetime: "timestamptz",
-    json: "jsonb",
-    id: 'text collate "C"',
-    enum: 'text collate "C"',
-    file: 'text collate "C"',
-  },
-};
-
 /** The table holding the rows a write would store (never seen by `exists`). */
 export const newRowsTable = (entity: string): string => `_svc_new_${entity}`;
 
@@ -88,13 +67,6 @@ class Rollback extends Error {
 
 function quoteId(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
-}
-
-function scratchSchemaName(): string {
-  const random = Math.floor(Math.random() * 2 ** 48)
-    .toString(16)
-    .padStart(12, "0");
-  return `svc_policy_${random}`;
 }
 
 type Db = AccessTestDatabase["db"];
@@ -120,15 +92,12 @@ export async function withScratchTables<T>(
   compiled: CompiledPolicies,
   fn: (scratch: ScratchTables) => Promise<T>,
 ): Promise<T> {
+  const dialect = policySqlDialect(database.dialect);
   try {
     await database.db.transaction().execute(async (trx) => {
-      if (database.dialect === "postgres") {
-        const schema = scratchSchemaName();
-        await sql.raw(`create schema ${quoteId(schema)}`).execute(trx);
-        await sql.raw(`set local search_path to ${quoteId(schema)}`).execute(trx);
-      }
-      await createTables(trx, database.dialect, compiled.manifest);
-      throw new Rollback(await fn(scratchTables(trx, database, compiled)));
+      await dialect.enterScratchSchema(trx);
+      await createTables(trx, dialect, compiled.manifest);
+      throw new Rollback(await fn(scratchTables(trx, database, dialect, compiled)));
     });
   } catch (error) {
     if (error instanceof Rollback) return error.result as T;
@@ -137,8 +106,9 @@ export async function withScratchTables<T>(
   throw new Error("unreachable: the scratch transaction always rolls back");
 }
 
-async function createTables(db: Db, dialect: "sqlite" | "postgres", manifest: Manifest) {
-  const types = COLUMN_TYPES[dialect];
+// The store's layout (see @svc/store's migrations): what compileReadFilter assumes.
+async function createTables(db: Db, dialect: PolicySqlDialect, manifest: Manifest) {
+  const types = dialect.columnTypes;
   const text = types.string;
   for (const entity of manifest.entities) {
     const columns = entity.fields.map((field) => `${quoteId(field.name)} ${types[field.type]}`);
@@ -153,15 +123,14 @@ async function createTables(db: Db, dialect: "sqlite" | "postgres", manifest: Ma
   }
 }
 
-function encoder(dialect: "sqlite" | "postgres", manifest: Manifest) {
+function encoder(dialect: PolicySqlDialect, manifest: Manifest) {
   return (entity: string, row: PolicyRow): Record<string, unknown> => {
     const def = manifest.entities.find((candidate) => candidate.name === entity);
     const out: Record<string, unknown> = { id: row.id ?? null };
     for (const field of def?.fields ?? []) {
       const value = row[field.name] ?? null;
       if (value === null) out[field.name] = null;
-      else if (field.type === "bool" && dialect === "sqlite")
-        out[field.name] = value === true ? 1 : 0;
+      else if (field.type === "bool") out[field.name] = dialect.encodeBool(value === true);
       else if (field.type === "json") out[field.name] = JSON.stringify(value);
       else out[field.name] = value;
     }
@@ -181,9 +150,10 @@ async function insertBatched(db: Db, table: string, rows: readonly Record<string
 function scratchTables(
   db: Db,
   database: AccessTestDatabase,
+  dialect: PolicySqlDialect,
   compiled: CompiledPolicies,
 ): ScratchTables {
-  const encode = encoder(database.dialect, compiled.manifest);
+  const encode = encoder(dialect, compiled.manifest);
   const entities = compiled.manifest.entities.map((entity) => entity.name);
   const column = (table: string, name: string): RawBuilder<unknown> => sql.id(table, name);
   return {

@@ -2,6 +2,7 @@ import { findEntity } from "@svc/schema";
 import { sql } from "kysely";
 import { type AccessTestDatabase, withScratchTables } from "../access-tests/scratch-database.js";
 import type { CompiledPolicies, PolicyRow } from "../condition.js";
+import { policySqlDialect } from "../sql-dialects.js";
 import { defaultRow } from "./domain.js";
 import type { IndexAdvice } from "./index-advice.js";
 
@@ -66,6 +67,7 @@ export async function measureIndex(
   const count = Math.min(Math.max(options.rows ?? 20_000, 1), 200_000);
   const entity = findEntity(compiled.manifest, advice.entity);
   if (entity === undefined) throw new Error(`unreachable: ${advice.entity} is in the manifest`);
+  const dialect = policySqlDialect(database.dialect);
   return withScratchTables(database, compiled, async (scratch) => {
     const rows: PolicyRow[] = [];
     for (let i = 0; i < count; i++) {
@@ -85,8 +87,7 @@ export async function measureIndex(
     const where = sql.join(
       advice.columns.map((column) => {
         const value = probe[column];
-        const bound =
-          typeof value === "boolean" && database.dialect === "sqlite" ? Number(value) : value;
+        const bound = typeof value === "boolean" ? dialect.encodeBool(value) : value;
         return sql`${sql.ref(column)} = ${bound}`;
       }),
       sql` and `,
