@@ -10,6 +10,7 @@ import type { Auth } from "../auth.js";
 import type { SignInResult } from "../auth-runtime.js";
 import { AuthError } from "../errors.js";
 import { resolveRedirect } from "../flows/redirect-target.js";
+import type { ClientInfo } from "../session-store.js";
 import { type CookieSettings, clearedSessionCookie, clientOf, sessionCookie } from "./cookies.js";
 import { authJsonBody, bodyOf } from "./json-body.js";
 import { createRateLimits, type RateLimitOptions } from "./rate-limits.js";
@@ -95,8 +96,12 @@ export function createAuthRouter(auth: Auth, options: AuthRouterOptions): Router
   };
   // The routes that set the session cookie refuse other sites (login CSRF).
   const guard = signInGuard(signInOrigins(options));
-  // A session sets the cookie; a second-factor challenge is answered as it is.
-  const signedIn = (req: Request, res: Response, result: SignInResult): void => {
+  // A session (a guest's too) sets the cookie; a second-factor challenge is answered as it is.
+  const signedIn = (
+    req: Request,
+    res: Response,
+    result: SignInResult | { readonly token: string },
+  ): void => {
     if ("token" in result && sessionCookieAllowed(req)) {
       res.append(
         "Set-Cookie",
@@ -108,56 +113,43 @@ export function createAuthRouter(auth: Auth, options: AuthRouterOptions): Router
   const devCode = (req: Request): boolean => auth.devMode && isLoopback(req);
 
   router.post("/api/auth/guest", guard, limits.perIp, async (req, res) => {
-    const result = await auth.createGuest(clientOf(req));
-    if (sessionCookieAllowed(req)) {
-      res.append(
-        "Set-Cookie",
-        sessionCookie(result.token, auth.sessionLifetimeSecs, options.cookie),
-      );
-    }
-    res.json(result);
+    signedIn(req, res, await auth.createGuest(clientOf(req)));
   });
-  router.post(
-    "/api/auth/magic/send",
-    body,
-    captcha,
-    limits.perIp,
-    limits.perAccount,
-    async (req, res) => {
-      res.json(
-        await auth.sendMagicCode(bodyOf(req), {
-          exposeDevCode: devCode(req),
-          ...(options.magicCodeSubject !== undefined && { subject: options.magicCodeSubject }),
-        }),
-      );
-    },
+  // A route that sends a code or a link: the CAPTCHA gate, then both limiters.
+  const sendRoute = (path: string, send: (req: Request) => Promise<unknown>): void => {
+    router.post(path, body, captcha, limits.perIp, limits.perAccount, async (req, res) => {
+      res.json(await send(req));
+    });
+  };
+  // A route that signs in: the login-CSRF guard and the body first, then its
+  // own gates in the order given, then the flow with the caller's client.
+  const signInRoute = (
+    path: string,
+    gates: readonly RequestHandler[],
+    flow: (input: Record<string, unknown>, client: ClientInfo) => Promise<SignInResult>,
+  ): void => {
+    router.post(path, guard, body, ...gates, async (req, res) => {
+      signedIn(req, res, await flow(bodyOf(req), clientOf(req)));
+    });
+  };
+  // The code- and password-guessing sign-ins also count toward the account-wide lockout.
+  const guessLimits = [limits.perIp, limits.perAccount, limits.accountLockout];
+
+  sendRoute("/api/auth/magic/send", (req) =>
+    auth.sendMagicCode(bodyOf(req), {
+      exposeDevCode: devCode(req),
+      ...(options.magicCodeSubject !== undefined && { subject: options.magicCodeSubject }),
+    }),
   );
-  router.post(
-    "/api/auth/magic/verify",
-    guard,
-    body,
-    limits.perIp,
-    limits.perAccount,
-    limits.accountLockout,
-    async (req, res) => {
-      signedIn(req, res, await auth.verifyMagicCode(bodyOf(req), clientOf(req)));
-    },
+  signInRoute("/api/auth/magic/verify", guessLimits, (input, client) =>
+    auth.verifyMagicCode(input, client),
   );
-  router.post(
-    "/api/auth/magic-link/send",
-    body,
-    captcha,
-    limits.perIp,
-    limits.perAccount,
-    async (req, res) => {
-      res.json(
-        await auth.sendMagicLink(bodyOf(req), {
-          baseURL: baseURLOf(req, options.publicURL),
-          trustedOrigins: options.trustedOrigins,
-          exposeDevCode: devCode(req),
-        }),
-      );
-    },
+  sendRoute("/api/auth/magic-link/send", (req) =>
+    auth.sendMagicLink(bodyOf(req), {
+      baseURL: baseURLOf(req, options.publicURL),
+      trustedOrigins: options.trustedOrigins,
+      exposeDevCode: devCode(req),
+    }),
   );
   router.get("/api/auth/magic-link/verify", limits.perIp, limits.perAccount, async (req, res) => {
     const query = req.query as Record<string, unknown>;
@@ -190,81 +182,29 @@ export function createAuthRouter(auth: Auth, options: AuthRouterOptions): Router
     target.searchParams.set("svc_challenge", result.challenge);
     res.redirect(303, target.toString());
   });
-  router.post(
-    "/api/auth/magic-link/verify",
-    guard,
-    body,
-    limits.perIp,
-    limits.perAccount,
-    async (req, res) => {
-      signedIn(req, res, await auth.verifyMagicLink(bodyOf(req), clientOf(req)));
-    },
+  signInRoute("/api/auth/magic-link/verify", [limits.perIp, limits.perAccount], (input, client) =>
+    auth.verifyMagicLink(input, client),
   );
-  router.post(
-    "/api/auth/password/register",
-    guard,
-    body,
-    captcha,
-    limits.perIp,
-    async (req, res) => {
-      signedIn(req, res, await auth.registerPassword(bodyOf(req), clientOf(req)));
-    },
+  signInRoute("/api/auth/password/register", [captcha, limits.perIp], (input, client) =>
+    auth.registerPassword(input, client),
   );
-  router.post(
-    "/api/auth/password/login",
-    guard,
-    body,
-    limits.perIp,
-    limits.perAccount,
-    limits.accountLockout,
-    async (req, res) => {
-      signedIn(req, res, await auth.loginPassword(bodyOf(req), clientOf(req)));
-    },
+  signInRoute("/api/auth/password/login", guessLimits, (input, client) =>
+    auth.loginPassword(input, client),
   );
-  router.post(
-    "/api/auth/password/reset/send",
-    body,
-    captcha,
-    limits.perIp,
-    limits.perAccount,
-    async (req, res) => {
-      res.json(await auth.sendPasswordReset(bodyOf(req), { exposeDevCode: devCode(req) }));
-    },
+  sendRoute("/api/auth/password/reset/send", (req) =>
+    auth.sendPasswordReset(bodyOf(req), { exposeDevCode: devCode(req) }),
   );
-  router.post(
-    "/api/auth/password/reset",
-    guard,
-    body,
-    limits.perIp,
-    limits.perAccount,
-    limits.accountLockout,
-    async (req, res) => {
-      signedIn(req, res, await auth.resetPassword(bodyOf(req), clientOf(req)));
-    },
+  signInRoute("/api/auth/password/reset", guessLimits, (input, client) =>
+    auth.resetPassword(input, client),
   );
   router.post("/api/auth/password/change", body, limits.perIp, limits.perUser, async (req, res) => {
     res.json(await auth.changePassword(getAuth(req), bodyOf(req), req.ip));
   });
-  router.post(
-    "/api/auth/phone/send-code",
-    body,
-    captcha,
-    limits.perIp,
-    limits.perAccount,
-    async (req, res) => {
-      res.json(await auth.sendPhoneCode(bodyOf(req), { exposeDevCode: devCode(req) }));
-    },
+  sendRoute("/api/auth/phone/send-code", (req) =>
+    auth.sendPhoneCode(bodyOf(req), { exposeDevCode: devCode(req) }),
   );
-  router.post(
-    "/api/auth/phone/verify",
-    guard,
-    body,
-    limits.perIp,
-    limits.perAccount,
-    limits.accountLockout,
-    async (req, res) => {
-      signedIn(req, res, await auth.verifyPhoneCode(bodyOf(req), clientOf(req)));
-    },
+  signInRoute("/api/auth/phone/verify", guessLimits, (input, client) =>
+    auth.verifyPhoneCode(input, client),
   );
   router.post("/api/auth/email/send-verification", body, limits.perIp, async (req, res) => {
     res.json(await auth.sendVerification(getAuth(req), { exposeDevCode: devCode(req) }));
