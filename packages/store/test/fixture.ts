@@ -1,5 +1,10 @@
 import { type Manifest, type ManifestInput, parseManifest } from "@svc/schema";
-import { type TestDatabase, type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
+import {
+  openTestDatabase,
+  type TestDatabase,
+  type TestDatabaseTarget,
+  testDatabases,
+} from "@svc/tooling/databases";
 import { afterEach, beforeEach, expect } from "vitest";
 import {
   type AuthContext,
@@ -68,9 +73,7 @@ export function todoInput(fields: Record<string, unknown> = {}): Record<string, 
 
 /** Opens the database a test target points to. */
 export function openTarget(target: TestDatabaseTarget): StoreDatabase {
-  return target.dialect === "sqlite"
-    ? openSqlite(target.path)
-    : openPostgres(target.url, { max: 4 });
+  return openTestDatabase(target, { openSqlite, openPostgres }, { max: 4 });
 }
 
 /** Parses a manifest input for a test. */
