@@ -16,10 +16,10 @@ import Database from "better-sqlite3";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { BACKUP_ERROR_CODES, type BackupManifest } from "../src/cli/backup-format.js";
 import { restoreBackup } from "../src/cli/restore.js";
-import { runCli } from "../src/cli/run-cli.js";
 import { readJSON, registerPassword, request } from "./auth-fixtures.js";
 import { ADMIN_TOKEN, startTestServer, TODO_MANIFEST, tempDir } from "./fixtures.js";
 import { type ServerProcess, spawnServer } from "./process.js";
+import { runSvc } from "./svc-cli.js";
 
 const running: ServerProcess[] = [];
 afterEach(() => {
@@ -47,26 +47,7 @@ function start(env: Record<string, string>): ServerProcess {
 }
 
 /** Runs `svc <argv>` in process with `env`. */
-async function svc(
-  env: Record<string, string>,
-  ...argv: string[]
-): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const code = await runCli(
-    argv,
-    {
-      stdout: (text) => {
-        out += text;
-      },
-      stderr: (text) => {
-        err += text;
-      },
-    },
-    env,
-  );
-  return { code, out, err };
-}
+const svc = (env: Record<string, string>, ...argv: string[]) => runSvc(argv, env);
 
 /** Every row id of `entity`, read page by page with the admin token. */
 async function rowIds(url: string, entity: string): Promise<Set<string>> {

@@ -2,35 +2,14 @@ import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from "no
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveEdgeWorker } from "../../../packages/edge/test/edge-worker.js";
-import { runCli } from "../src/cli/run-cli.js";
 import { tempDir } from "./fixtures.js";
+import { runSvc as cli } from "./svc-cli.js";
 
 // `svc build --target edge` end to end: the CLI builds the edge package's
 // notes fixture app into a Worker directory, which then runs in workerd
 // (miniflare) on a local D1 database with the migrations the build wrote.
 
 const NOTES_APP = join(import.meta.dirname, "../../../packages/edge/test/fixtures/notes");
-
-async function cli(
-  argv: string[],
-  env: Record<string, string | undefined> = {},
-): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const code = await runCli(
-    argv,
-    {
-      stdout: (text) => {
-        out += text;
-      },
-      stderr: (text) => {
-        err += text;
-      },
-    },
-    env,
-  );
-  return { code, out, err };
-}
 
 /** A copy of the notes app in a temp directory. */
 function notesApp(): { path: string; [Symbol.dispose](): void } {

@@ -1,22 +1,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runCli } from "../src/cli/run-cli.js";
 import { TODO_MANIFEST, tempDir } from "./fixtures.js";
-
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const code = await runCli(argv, {
-    stdout: (text) => {
-      out += text;
-    },
-    stderr: (text) => {
-      err += text;
-    },
-  });
-  return { code, out, err };
-}
+import { svc as cli } from "./svc-cli.js";
 
 /** `svc policy explain <entity> <action> --manifest <todo app> ...extra`. */
 function explainTodoApp(entity: string, action: string, ...extra: string[]) {

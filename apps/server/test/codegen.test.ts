@@ -9,6 +9,7 @@ import { fieldType } from "../src/cli/field-types.js";
 import { GENERATED_HEADER, generateApiTypes } from "../src/cli/generate-api.js";
 import { runCli } from "../src/cli/run-cli.js";
 import { tempDir } from "./fixtures.js";
+import { svc as cli } from "./svc-cli.js";
 
 // `svc codegen` end to end: generate the Api type for a temp app, then let
 // the TypeScript compiler judge consumer files that use it with
@@ -180,20 +181,6 @@ function writeApp(): AppDir {
     symlinkSync(target, link, "junction");
   }
   return temp;
-}
-
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const code = await runCli(argv, {
-    stdout: (text) => {
-      out += text;
-    },
-    stderr: (text) => {
-      err += text;
-    },
-  });
-  return { code, out, err };
 }
 
 /**

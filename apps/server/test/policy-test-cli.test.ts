@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import { type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempDir } from "./fixtures.js";
-import { svc } from "./policy-cli.js";
+import { svc } from "./svc-cli.js";
 
 const EXAMPLES = resolve(import.meta.dirname, "../../../examples");
 /** Every example with a manifest: each is a create-svc template and ships policies.test.json. */

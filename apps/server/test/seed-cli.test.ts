@@ -1,10 +1,10 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runCli } from "../src/cli/run-cli.js";
 import { parseConfig } from "../src/config.js";
 import { startServer } from "../src/start-server.js";
 import { ADMIN_TOKEN, startTestServer, TODO_MANIFEST, tempDir } from "./fixtures.js";
+import { runSvc } from "./svc-cli.js";
 
 // `svc seed`: a template's sample rows (seed/*.json) loaded into the running
 // app, as the shop's README says. Regression: the shop started empty and its
@@ -15,26 +15,7 @@ const SHOP_SEED = JSON.parse(
   readFileSync(resolve(import.meta.dirname, "../../../examples/shop/seed/products.json"), "utf8"),
 ) as { operations: { data: { name: string } }[] };
 
-async function svc(
-  env: Record<string, string>,
-  ...argv: string[]
-): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const code = await runCli(
-    argv,
-    {
-      stdout: (text) => {
-        out += text;
-      },
-      stderr: (text) => {
-        err += text;
-      },
-    },
-    env,
-  );
-  return { code, out, err };
-}
+const svc = (env: Record<string, string>, ...argv: string[]) => runSvc(argv, env);
 
 async function productNames(url: string): Promise<string[]> {
   const response = await fetch(`${url}/api/entities/Product?limit=100`, {

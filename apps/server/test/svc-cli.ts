@@ -1,7 +1,17 @@
 import { runCli } from "../src/cli/run-cli.js";
 
-/** Runs the `svc` command line in process and collects what it prints. */
-export async function svc(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+/** What one `svc` command did: its exit code and everything it printed. */
+export interface CliResult {
+  readonly code: number;
+  readonly out: string;
+  readonly err: string;
+}
+
+/** Runs the `svc` command line in process with `env` and collects what it prints. */
+export async function runSvc(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>> = {},
+): Promise<CliResult> {
   let out = "";
   let err = "";
   const code = await runCli(
@@ -14,7 +24,12 @@ export async function svc(...argv: string[]): Promise<{ code: number; out: strin
         err += text;
       },
     },
-    {},
+    env,
   );
   return { code, out, err };
+}
+
+/** Runs `svc <argv>` with an empty environment. */
+export function svc(...argv: string[]): Promise<CliResult> {
+  return runSvc(argv);
 }
