@@ -2,7 +2,7 @@ import { mkdir } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import type { Manifest } from "@svc/schema";
 import { createStore, type ModuleLog, type SvcRuntime } from "@svc/store";
-import { openPostgres } from "@svc/store/pg";
+import { createPgSignal, openPostgres, type PgSignal } from "@svc/store/pg";
 import { openSqlite } from "@svc/store/sqlite";
 import { type ChangeLog, type ChangeLogObserver, createChangeLog } from "@svc/sync";
 import type { ServerConfig } from "./config.js";
@@ -23,6 +23,11 @@ export interface ServerRuntime {
   readonly schemas: { readonly auth: string | undefined; readonly jobs: string | undefined };
   /** True for an in-memory database (the dev reset route is on). */
   readonly inMemory: boolean;
+  /**
+   * On Postgres, the bell auth-core rings after a revocation and hears from
+   * the other servers (one LISTEN connection); undefined on SQLite.
+   */
+  readonly revocationSignal: PgSignal | undefined;
   /** Closes the change log and the database (after every module is closed). */
   close(): Promise<void>;
 }
@@ -106,6 +111,16 @@ export async function openRuntime(
       cursorSecret: options.secret,
       ...(options.onCommit !== undefined && { onCommit: options.onCommit }),
     });
+    const revocationSignal =
+      config.databaseURL === undefined
+        ? undefined
+        : createPgSignal({
+            connectionString: config.databaseURL,
+            channel: "svc_auth_revocations",
+            applicationName: "svc-auth-signal",
+            onError: (error: unknown) =>
+              options.log.error({ err: error }, "auth: revocation signal connection failed"),
+          });
     return {
       runtime: {
         db: database.db,
@@ -119,7 +134,9 @@ export async function openRuntime(
       changeLog,
       schemas: database.schemas,
       inMemory: database.inMemory,
+      revocationSignal,
       async close() {
+        await revocationSignal?.close();
         await changeLog.close();
         await store.close();
       },

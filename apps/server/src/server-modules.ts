@@ -82,6 +82,7 @@ export async function serverModules(
   const auth = authModule(runtime, {
     ...{ sessionLifetimeSecs, email, sms, captcha, jwt, upstreamJWT },
     schema: base.schemas.auth,
+    ...(base.revocationSignal !== undefined && { revocationSignal: base.revocationSignal }),
     adminToken: context.adminToken,
     router: {
       cookie: config.auth.cookie,

@@ -12,8 +12,10 @@ import { databaseEnv } from "./fixtures.js";
 
 // Issue 22, goal 3: each server caches resolved sessions and API keys, and
 // a revocation on one server reaches the others' caches through auth-core's
-// revocation journal (polled every 50 ms on Postgres). Without the journal a
-// cached token would be accepted for up to a second after its revocation.
+// revocation journal: the revoking server rings a Postgres signal and the
+// others read the journal at once (their poll, every second, only catches
+// up after a lost signal connection). Without them a cached token would be
+// accepted for up to a second after its revocation.
 
 const postgres = testDatabases().find((database) => database.name === "postgres");
 
@@ -69,8 +71,9 @@ describe.skipIf(postgres === undefined)("credentials on two servers sharing Post
         expect((await request(a, "GET", "/api/auth/me", { token })).status).toBe(401);
         delays.push(await msUntilRefused(b, token));
       }
-      // One journal poll is 50 ms; a single slow turn of a loaded machine
-      // may pass 100 ms, the middle of three should not.
+      // A ring takes a round trip; a single slow turn of a loaded machine
+      // may pass 100 ms, the middle of three should not (nor would the
+      // one-second poll without the signal).
       delays.sort((x, y) => x - y);
       expect(delays[1]).toBeLessThan(100);
       expect(delays[2]).toBeLessThan(500);

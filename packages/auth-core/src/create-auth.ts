@@ -29,6 +29,8 @@ import {
   createRevocationJournal,
   DEFAULT_REVOCATION_POLL_MS,
   DEFAULT_SHARED_REVOCATION_POLL_MS,
+  DEFAULT_SIGNALLED_REVOCATION_POLL_MS,
+  type RevocationSignal,
 } from "./revocations.js";
 import { deriveKey } from "./secrets.js";
 import { SessionCache } from "./session-cache.js";
@@ -86,6 +88,13 @@ export interface AuthOptions {
    */
   readonly revocationPollMs?: number;
   /**
+   * Rung after each revocation and heard from other servers, so theirs
+   * arrive in about one round trip (`createPgSignal` of `@svc/store/pg` on
+   * Postgres). With it the journal is polled every second by default, to
+   * cover what a lost signal connection missed.
+   */
+  readonly revocationSignal?: RevocationSignal;
+  /**
    * Receives failures no caller sees (a revocation journal read, the
    * buffered write of API key use times). Default `console.error`.
    */
@@ -114,6 +123,16 @@ function journalErrorReporter(
     lastReport = now;
     logError("auth: reading the revocation journal failed (cached sessions dropped)", error);
   };
+}
+
+/** How often the journal is read when `revocationPollMs` does not say. */
+function defaultRevocationPollMs(options: AuthOptions): number {
+  // The signal carries other servers' revocations; the poll only catches up.
+  if (options.revocationSignal !== undefined) return DEFAULT_SIGNALLED_REVOCATION_POLL_MS;
+  // Other servers on a shared database revoke too: poll them sooner.
+  return dialectFor(options.database.dialect).concurrentWriters
+    ? DEFAULT_SHARED_REVOCATION_POLL_MS
+    : DEFAULT_REVOCATION_POLL_MS;
 }
 
 /**
@@ -154,12 +173,8 @@ export function createAuth(options: AuthOptions): Auth {
   const revocations = createRevocationJournal({
     tables,
     now,
-    pollMs:
-      options.revocationPollMs ??
-      // Other servers on a shared database revoke too: poll them sooner.
-      (dialectFor(options.database.dialect).concurrentWriters
-        ? DEFAULT_SHARED_REVOCATION_POLL_MS
-        : DEFAULT_REVOCATION_POLL_MS),
+    pollMs: options.revocationPollMs ?? defaultRevocationPollMs(options),
+    ...(options.revocationSignal !== undefined && { signal: options.revocationSignal }),
     onError(error) {
       // What other servers revoked meanwhile is unknown: trust nothing cached.
       cache.clear();

@@ -94,8 +94,10 @@ export { requireRealSession } from "./real-session.js";
 export {
   type CallerChangeReason,
   DEFAULT_REVOCATION_POLL_MS,
+  DEFAULT_SIGNALLED_REVOCATION_POLL_MS,
   type Revocation,
   type RevocationReason,
+  type RevocationSignal,
 } from "./revocations.js";
 export type { ClientInfo, SessionRecord } from "./session-store.js";
 export {

@@ -24,6 +24,26 @@ export const DEFAULT_REVOCATION_POLL_MS = 250;
  */
 export const DEFAULT_SHARED_REVOCATION_POLL_MS = 50;
 
+/**
+ * Default interval when a `RevocationSignal` wakes the journal: 1 s. The
+ * poll then only covers what a lost signal connection missed; revocations
+ * travel by the signal.
+ */
+export const DEFAULT_SIGNALLED_REVOCATION_POLL_MS = 1_000;
+
+/**
+ * A doorbell shared by the servers on one database (`createPgSignal` of
+ * `@svc/store/pg` is one): the journal rings it after writing an entry,
+ * and reads the journal when another server rings, so a revocation reaches
+ * every server in about one round trip instead of one poll interval.
+ */
+export interface RevocationSignal {
+  /** Tells the other servers; a failure only means they learn it at their next poll. */
+  ring(): Promise<void>;
+  /** Calls `listener` on another server's ring. Returns the remover. */
+  onRing(listener: () => void): () => void;
+}
+
 /** Why a user's credentials changed; carried to listeners, never to clients. */
 export type RevocationReason =
   | "sign-out"
@@ -57,8 +77,9 @@ export interface Revocation {
  * credentials (sign-out, revoked sessions or keys, account deletion or
  * claim, a password change or reset, an organization selection) writes a
  * row after its commit, and every server sharing the database polls the
- * rows. Listeners learn of local changes at once and of other servers'
- * within one poll, so open live connections are re-checked everywhere
+ * rows (and, with a `RevocationSignal`, reads them as soon as another
+ * server rings). Listeners learn of local changes at once and of other
+ * servers' within one poll or one ring, so open live connections are re-checked everywhere
  * without a coordinator: the database is the only channel.
  */
 export interface RevocationJournal {
@@ -79,6 +100,8 @@ export interface RevocationJournalOptions {
   readonly now: () => number;
   /** Interval between polls. Default `DEFAULT_REVOCATION_POLL_MS`. */
   readonly pollMs?: number;
+  /** Wakes the journal on other servers' entries and is rung after this one's (see `RevocationSignal`). */
+  readonly signal?: RevocationSignal;
   /** Receives a failed poll or write (the next poll retries). Default: `console.error`. */
   readonly onError?: (error: unknown) => void;
 }
@@ -147,9 +170,12 @@ export function createRevocationJournal(options: RevocationJournalOptions): Revo
     return polling;
   };
 
+  let stopRinging: (() => void) | undefined;
   const stop = (): void => {
     if (timer !== undefined) clearInterval(timer);
     timer = undefined;
+    stopRinging?.();
+    stopRinging = undefined;
   };
 
   const start = (): void => {
@@ -165,6 +191,9 @@ export function createRevocationJournal(options: RevocationJournalOptions): Revo
       });
     }, pollMs);
     timer.unref();
+    stopRinging = options.signal?.onRing(() => {
+      poll().catch(onError);
+    });
   };
 
   return {
@@ -178,6 +207,9 @@ export function createRevocationJournal(options: RevocationJournalOptions): Revo
         .insertInto("svc_auth_revocations")
         .values({ id, user_id: userId, reason, at })
         .execute();
+      // Not awaited: the change is recorded; a ring that fails leaves the
+      // other servers their next poll.
+      options.signal?.ring().catch(onError);
     },
     onRevoked(listener) {
       listeners.add(listener);

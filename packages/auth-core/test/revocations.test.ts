@@ -1,3 +1,4 @@
+import { createPgSignal } from "@svc/store/pg";
 import { describe, expect, it } from "vitest";
 import type { Revocation } from "../src/index.js";
 import { databases, openAuthFixture } from "./fixture.js";
@@ -5,7 +6,7 @@ import { databases, openAuthFixture } from "./fixture.js";
 // The revocation journal: every committed change to a user's credentials is
 // announced to this process's listeners at once and reaches another
 // process's (another server on the same database, or a process sharing the
-// SQLite session file) on its next poll, once.
+// SQLite session file) on its next poll, or at once when a signal rings, once.
 
 describe.each(databases.filter((database) => database.name === "postgres"))(
   "revocation journal across two processes on $name",
@@ -35,6 +36,47 @@ describe.each(databases.filter((database) => database.name === "postgres"))(
         stopHere();
         stopThere();
       } finally {
+        await other.close();
+      }
+    });
+  },
+);
+
+describe.each(databases.filter((database) => database.name === "postgres"))(
+  "revocation journal rung through a Postgres signal on $name",
+  (database) => {
+    it("reaches the other process by the signal alone, long before a poll", async () => {
+      await using f = await openAuthFixture(database);
+      const other = await f.connect();
+      const { url } = f.target as { url?: string };
+      if (url === undefined) throw new Error("expected a Postgres target");
+      const signals = [0, 1].map(() =>
+        createPgSignal({ connectionString: url, channel: "svc_auth_revocations" }),
+      );
+      try {
+        // A minute between polls: only the signal can deliver within the test.
+        const [here, there] = signals.map((revocationSignal) =>
+          (revocationSignal === signals[0] ? f : other).createAuth({
+            revocationPollMs: 60_000,
+            revocationSignal,
+          }),
+        );
+        if (here === undefined || there === undefined) throw new Error("two auths expected");
+        const alice = await f.signIn("alice@example.com", here);
+        const seenThere: Revocation[] = [];
+        const stop = there.onRevoked((revocation) => seenThere.push(revocation));
+        await expect.poll(() => signals[1]?.connected(), { timeout: 2000 }).toBe(true);
+        const started = performance.now();
+        await here.revokeSession(alice.context);
+        await expect
+          .poll(() => seenThere, { timeout: 2000, interval: 5 })
+          .toEqual([{ userId: alice.userId, reason: "sign-out", local: false }]);
+        expect(performance.now() - started).toBeLessThan(1000);
+        stop();
+        await here.close();
+        await there.close();
+      } finally {
+        await Promise.all(signals.map((signal) => signal.close()));
         await other.close();
       }
     });

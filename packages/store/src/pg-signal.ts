@@ -28,6 +28,8 @@ export interface PgSignalOptions {
    * other schemas of the same database never hear it.
    */
   readonly channel: string;
+  /** The connection's `application_name` in `pg_stat_activity`. Default `svc-signal`. */
+  readonly applicationName?: string;
   /** Receives a lost or refused connection (it is retried). Default: ignored. */
   readonly onError?: (error: unknown) => void;
   /** The first wait before reconnecting, doubled up to 5 s. Default 100 ms. */
@@ -92,7 +94,10 @@ export function createPgSignal(options: PgSignalOptions): PgSignal {
     if (closed) return Promise.reject(new Error("createPgSignal: closed"));
     if (client !== undefined) return Promise.resolve();
     connecting ??= (async () => {
-      const next = new pg.Client({ connectionString: options.connectionString });
+      const next = new pg.Client({
+        connectionString: options.connectionString,
+        application_name: options.applicationName ?? "svc-signal",
+      });
       next.on("error", (error) => lose(next, error));
       next.on("end", () => lose(next, new Error("the signal's connection ended")));
       try {

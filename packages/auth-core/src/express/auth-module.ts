@@ -10,7 +10,14 @@ import { type AuthRouterOptions, createAuthRouter } from "./router.js";
 export interface AuthModuleOptions
   extends Pick<
     AuthOptions,
-    "sessionLifetimeSecs" | "email" | "sms" | "captcha" | "jwt" | "upstreamJWT" | "revocationPollMs"
+    | "sessionLifetimeSecs"
+    | "email"
+    | "sms"
+    | "captcha"
+    | "jwt"
+    | "upstreamJWT"
+    | "revocationPollMs"
+    | "revocationSignal"
   > {
   /**
    * The attached SQLite database auth-core's tables go to (svc's server
