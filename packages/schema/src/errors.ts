@@ -1,3 +1,5 @@
+import { type DefinedErrorOptions, defineErrors, type ErrorTable } from "./define-errors.js";
+
 /**
  * Every failure @svc/schema reports, keyed by a stable code. `status` is set
  * for wire errors (sent to API clients); configuration errors have none and
@@ -10,7 +12,7 @@ export const schemaErrorCodes = {
     status: undefined,
     message: "The manifest change would lose stored data.",
   },
-} as const satisfies Record<string, { status: number | undefined; message: string }>;
+} as const satisfies ErrorTable;
 
 export type SchemaErrorCode = keyof typeof schemaErrorCodes;
 
@@ -22,25 +24,20 @@ export interface ManifestIssue {
   message: string;
 }
 
-/** The single error class of @svc/schema; tell cases apart by `code`. */
-export class SchemaError extends Error {
-  override readonly name = "SchemaError";
-  readonly code: SchemaErrorCode;
-  /** HTTP status for wire errors; undefined for configuration errors. */
-  readonly status: number | undefined;
-  /** True when the message is safe to send to an API client. */
-  readonly expose: boolean;
+/**
+ * The single error class of @svc/schema, made by `defineErrors` from
+ * `schemaErrorCodes`; tell cases apart by `code`. `INVALID_ID` is a wire
+ * error; the configuration errors have no status (`expose: false`).
+ */
+export class SchemaError extends defineErrors("SchemaError", schemaErrorCodes) {
   /** The individual problems, for `INVALID_MANIFEST` and `DESTRUCTIVE_MIGRATION`. */
   readonly issues: readonly ManifestIssue[];
 
   constructor(
     code: SchemaErrorCode,
-    options: { message?: string; issues?: readonly ManifestIssue[]; cause?: unknown } = {},
+    options: DefinedErrorOptions & { readonly issues?: readonly ManifestIssue[] } = {},
   ) {
-    super(options.message ?? schemaErrorCodes[code].message, { cause: options.cause });
-    this.code = code;
-    this.status = schemaErrorCodes[code].status;
-    this.expose = this.status !== undefined;
+    super(code, options);
     this.issues = options.issues ?? [];
   }
 }
