@@ -59,6 +59,14 @@ export type {
   PackageMigrations,
 } from "./package-migrations.js";
 export { DEFAULT_LIMIT, MAX_LIMIT } from "./query-options.js";
+export {
+  type BatchOperation,
+  insertBatch,
+  MAX_BATCH_OPERATIONS,
+  parseBatchBody,
+  parseListQuery,
+  parseRowFields,
+} from "./rest-input.js";
 export type {
   BeforeDeleteHook,
   ChangeEvent,

@@ -1,7 +1,6 @@
-import { type AuthContext, isWireError } from "@svc/schema";
+import type { AuthContext } from "@svc/schema";
 import { getCaller } from "@svc/schema/http";
 import express, { type IRouter, type Request, type RequestHandler, type Router } from "express";
-import { z } from "zod";
 import { StoreError } from "../errors.js";
 import {
   createIdempotency,
@@ -9,13 +8,10 @@ import {
   type IdempotentWrite,
   idempotentWriteOf,
 } from "../idempotent-writes.js";
+import { insertBatch, parseBatchBody, parseListQuery, parseRowFields } from "../rest-input.js";
 import type { EntityWriter, Store } from "../types.js";
 import { jsonBody } from "./json-body.js";
-import { parseListQuery } from "./list-query.js";
 import { IDEMPOTENCY_HEADER, sendAnswer } from "./send-answer.js";
-
-/** The most operations one `POST /api/batch` may carry. */
-export const MAX_BATCH_OPERATIONS = 1000;
 
 /** What `createEntityRouter` needs beside the store. */
 export interface EntityRouterOptions {
@@ -29,38 +25,6 @@ export interface EntityRouterOptions {
   readonly bodyLimitBytes?: number;
   /** Where `Idempotency-Key` writes are recorded. Default `createIdempotency(store)`. */
   readonly idempotency?: Idempotency;
-}
-
-const batchBody = z.strictObject({
-  operations: z
-    .array(
-      z.strictObject({
-        op: z.literal("insert"),
-        entity: z.string().min(1),
-        data: z.record(z.string(), z.unknown()),
-      }),
-    )
-    .min(1)
-    .max(MAX_BATCH_OPERATIONS),
-});
-
-/** The parsed body as an object of field values, or 400 `INVALID_JSON`. */
-function fieldsOf(req: Request): Record<string, unknown> {
-  const body: unknown = req.body;
-  if (body === null || typeof body !== "object" || Array.isArray(body)) {
-    throw new StoreError("INVALID_JSON", {
-      message: "The request body must be a JSON object of fields.",
-    });
-  }
-  return body as Record<string, unknown>;
-}
-
-/** An error raised by one batch operation, re-labelled with its index. */
-function atOperation(index: number, error: unknown): unknown {
-  if (isWireError(error) && error instanceof Error) {
-    error.message = `operations[${index}]: ${error.message}`;
-  }
-  return error;
 }
 
 /**
@@ -130,13 +94,17 @@ export function registerEntityRoutes(
   // Hottest first: each route is one layer for express to match.
   router.get("/api/entities/:entity", async (req, res) => {
     // The page's JSON text as the store answers it (the same bytes res.json would send).
-    const page = await store.queryJSON(caller(req), String(req.params.entity), parseListQuery(req));
+    const page = await store.queryJSON(
+      caller(req),
+      String(req.params.entity),
+      parseListQuery(req.query),
+    );
     if (page.nextCursor !== null) res.setHeader("X-Next-Cursor", page.nextCursor);
     res.set("Content-Type", "application/json").send(page.json);
   });
 
   router.post("/api/entities/:entity", body, async (req, res) => {
-    const data = fieldsOf(req);
+    const data = parseRowFields(req.body);
     const entity = String(req.params.entity);
     const answer = await write(req, `insert:${entity}`, data, 201, (db) => db.insert(entity, data));
     sendAnswer(res, answer, 201);
@@ -150,7 +118,7 @@ export function registerEntityRoutes(
   });
 
   router.patch("/api/entities/:entity/:id", body, async (req, res) => {
-    const patch = fieldsOf(req);
+    const patch = parseRowFields(req.body);
     const entity = String(req.params.entity);
     const id = String(req.params.id);
     const answer = await write(req, `update:${entity}/${id}`, patch, 200, (db) =>
@@ -185,26 +153,8 @@ export function registerEntityRoutes(
   };
 
   router.post("/api/batch", requireAdmin, body, async (req, res) => {
-    const parsed = batchBody.safeParse(req.body);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const where = issue?.path.length ? issue.path.join(".") : "body";
-      throw new StoreError("INVALID_BATCH", {
-        message: `${where}: ${issue?.message ?? "invalid"}.`,
-      });
-    }
-    const { operations } = parsed.data;
-    const ids = await store.transaction(caller(req), async (db) => {
-      const out: string[] = [];
-      for (const [index, operation] of operations.entries()) {
-        try {
-          out.push((await db.insert(operation.entity, operation.data)).id);
-        } catch (error) {
-          throw atOperation(index, error);
-        }
-      }
-      return out;
-    });
+    const operations = parseBatchBody(req.body);
+    const ids = await store.transaction(caller(req), (db) => insertBatch(db, operations));
     res.json({ ids });
   });
 }
