@@ -1,19 +1,14 @@
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { testDatabases } from "@svc/tooling/databases";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
+import { appServerPerTest } from "./app-server.js";
 import {
   type AuthTestServer,
-  createClock,
-  createTestDatabase,
   errorOf,
   readJSON,
   registerPassword,
   request,
-  startAuthServer,
-  TRUSTED_ORIGIN,
 } from "./auth-fixtures.js";
-import { databaseEnv, tempDir } from "./fixtures.js";
+import { signInManifest, writeTestApp } from "./test-app.js";
 
 // `Idempotency-Key` on the write routes, through the composed server on
 // every database: a replay answers the recorded response and writes
@@ -33,20 +28,9 @@ interface Switches {
 const switches = globalThis as unknown as { __idempotencyTest: Switches };
 switches.__idempotencyTest = {};
 
-function writeApp(dir: string): void {
-  const manifest = {
-    manifest_version: 1,
-    name: "idempotency-app",
-    version: "1",
-    auth: { trustedOrigins: [TRUSTED_ORIGIN] },
+function writeApp(dir: string): string {
+  const manifest = signInManifest("idempotency-app", {
     entities: [
-      {
-        name: "User",
-        fields: [
-          { name: "email", type: "string", unique: true },
-          { name: "emailVerified", type: "string", optional: true },
-        ],
-      },
       {
         name: "Note",
         fields: [
@@ -65,15 +49,9 @@ function writeApp(dir: string): void {
         allowDelete: "auth.userId == existing.ownerId",
       },
     ],
-  };
-  writeFileSync(join(dir, "svc.json"), JSON.stringify(manifest));
-  const functions = join(dir, "functions");
-  mkdirSync(functions);
-  const write = (name: string, source: string): void =>
-    writeFileSync(join(functions, `${name}.mjs`), source);
-  write(
-    "addNote",
-    `export default {
+  });
+  return writeTestApp(dir, manifest, {
+    addNote: `export default {
   type: "mutation",
   handler: async (ctx, args) => {
     const test = globalThis.__idempotencyTest;
@@ -90,18 +68,12 @@ function writeApp(dir: string): void {
   },
 };
 `,
-  );
-  write(
-    "countNotes",
-    `export default {
+    countNotes: `export default {
   type: "query",
   handler: async (ctx) => (await ctx.db.query("Note", { limit: 1000 })).rows.length,
 };
 `,
-  );
-  write(
-    "slowNote",
-    `export default {
+    slowNote: `export default {
   type: "action",
   handler: async (ctx, args) => {
     const test = globalThis.__idempotencyTest;
@@ -114,7 +86,7 @@ function writeApp(dir: string): void {
   },
 };
 `,
-  );
+  });
 }
 
 /** A promise with its resolver, for the function files' gates. */
@@ -127,31 +99,16 @@ function gate(): { promise: Promise<void>; open(): void } {
 }
 
 describe.each(testDatabases())("Idempotency-Key on $name", (database) => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  let dir: ReturnType<typeof tempDir>;
+  beforeEach(() => {
+    switches.__idempotencyTest = {};
+  });
+  const app = appServerPerTest(database, { writeApp, env: { SVC_RATE_LIMIT: "off" } });
   let server: AuthTestServer;
   let token: string;
 
   beforeEach(async () => {
-    switches.__idempotencyTest = {};
-    db = await createTestDatabase(database);
-    dir = tempDir();
-    writeApp(dir.path);
-    server = await startAuthServer(
-      {
-        ...databaseEnv(db.target),
-        SVC_MANIFEST: join(dir.path, "svc.json"),
-        SVC_RATE_LIMIT: "off",
-      },
-      createClock(),
-    );
+    server = app.server;
     token = (await registerPassword(server, "ada@example.com")).token;
-  });
-
-  afterEach(async () => {
-    await server[Symbol.asyncDispose]();
-    dir[Symbol.dispose]();
-    await db[Symbol.asyncDispose]();
   });
 
   const call = (name: string, body: unknown, key?: string, as = token) =>
@@ -223,7 +180,7 @@ describe.each(testDatabases())("Idempotency-Key on $name", (database) => {
     await entered.promise;
     // The first holds its transaction (and the key) open while the second arrives.
     const second = readJSON<{ id: string }>(call("addNote", { body: "race" }, "key-4"));
-    const target = db.target;
+    const target = app.target;
     if (target.dialect === "postgres") {
       // Wait until the second is really blocked on the key's row lock.
       await expect.poll(() => blockedOnLock(target.url)).toBe(true);

@@ -1,20 +1,18 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { testDatabases } from "@svc/tooling/databases";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
+import { appServerPerTest } from "./app-server.js";
 import {
   type AuthTestServer,
-  createClock,
-  createTestDatabase,
   errorOf,
   post,
   readJSON,
   registerPassword,
   request,
-  startAuthServer,
-  TRUSTED_ORIGIN,
 } from "./auth-fixtures.js";
-import { adminRequest, databaseEnv, tempDir } from "./fixtures.js";
+import { adminRequest } from "./fixtures.js";
+import { signInManifest, writeTestApp } from "./test-app.js";
 
 // Durable jobs through the composed server, on every database:
 // ctx.scheduler in a mutation (committed: the job runs as the scheduling
@@ -23,19 +21,8 @@ import { adminRequest, databaseEnv, tempDir } from "./fixtures.js";
 
 /** An app whose mutations schedule other mutations; Notes are owner-only. */
 function writeApp(dir: string): string {
-  const manifest = {
-    manifest_version: 1,
-    name: "jobs-app",
-    version: "1",
-    auth: { trustedOrigins: [TRUSTED_ORIGIN] },
+  const manifest = signInManifest("jobs-app", {
     entities: [
-      {
-        name: "User",
-        fields: [
-          { name: "email", type: "string", unique: true },
-          { name: "emailVerified", type: "string", optional: true },
-        ],
-      },
       {
         name: "Note",
         fields: [
@@ -52,15 +39,9 @@ function writeApp(dir: string): string {
         allowInsert: "auth.userId != null",
       },
     ],
-  };
-  writeFileSync(join(dir, "svc.json"), JSON.stringify(manifest));
-  const functions = join(dir, "functions");
-  mkdirSync(functions);
-  const write = (name: string, source: string): void =>
-    writeFileSync(join(functions, `${name}.mjs`), source);
-  write(
-    "scheduleNote",
-    `export default {
+  });
+  return writeTestApp(dir, manifest, {
+    scheduleNote: `export default {
   type: "mutation",
   handler: async (ctx, args) => {
     await ctx.db.insert("Note", { body: "scheduled " + args.body });
@@ -70,10 +51,7 @@ function writeApp(dir: string): string {
   },
 };
 `,
-  );
-  write(
-    "writeNote",
-    `export default {
+    writeNote: `export default {
   type: "mutation",
   handler: async (ctx, args) => {
     if (args.body === "deny") ctx.error("DENIED", "This note is refused.", 403);
@@ -81,32 +59,22 @@ function writeApp(dir: string): string {
   },
 };
 `,
-  );
-  write(
-    "scheduleLater",
-    `export default {
+    scheduleLater: `export default {
   type: "action",
   handler: async (ctx) => ({ jobId: await ctx.scheduler.runAt(Date.UTC(2040, 0, 1), "writeNote", { body: "later" }) }),
 };
 `,
-  );
-  write(
-    "scheduleQuery",
-    `export default {
+    scheduleQuery: `export default {
   type: "mutation",
   handler: async (ctx) => ctx.scheduler.runAfter(0, "myNotes", {}),
 };
 `,
-  );
-  write(
-    "myNotes",
-    `export default {
+    myNotes: `export default {
   type: "query",
   handler: async (ctx) => (await ctx.db.query("Note", { orderBy: { field: "body" } })).rows.map((note) => ({ body: note.body, ownerId: note.ownerId })),
 };
 `,
-  );
-  return join(dir, "svc.json");
+  });
 }
 
 /** Adds a function that runs every minute with the admin's rights (a Note owned by "cron"). */
@@ -132,32 +100,17 @@ interface JobBody {
 }
 
 describe.each(testDatabases())("jobs through the server on $name", (database) => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  let dir: ReturnType<typeof tempDir>;
+  const app = appServerPerTest(database, {
+    writeApp,
+    env: ({ dir, target }) => ({
+      ...(target.dialect === "sqlite" && { SVC_JOBS_DB: join(dir, "jobs.db") }),
+      SVC_RATE_LIMIT: "off",
+    }),
+  });
   let server: AuthTestServer;
 
-  const boot = () =>
-    startAuthServer(
-      {
-        ...databaseEnv(db.target),
-        ...(db.target.dialect === "sqlite" && { SVC_JOBS_DB: join(dir.path, "jobs.db") }),
-        SVC_MANIFEST: join(dir.path, "svc.json"),
-        SVC_RATE_LIMIT: "off",
-      },
-      createClock(),
-    );
-
-  beforeEach(async () => {
-    db = await createTestDatabase(database);
-    dir = tempDir();
-    writeApp(dir.path);
-    server = await boot();
-  });
-
-  afterEach(async () => {
-    await server[Symbol.asyncDispose]();
-    dir[Symbol.dispose]();
-    await db[Symbol.asyncDispose]();
+  beforeEach(() => {
+    server = app.server;
   });
 
   async function job(id: string): Promise<JobBody> {
@@ -173,9 +126,8 @@ describe.each(testDatabases())("jobs through the server on $name", (database) =>
   }
 
   it("runs a function with cron on its schedule, each occurrence once, as the admin", async () => {
-    await server[Symbol.asyncDispose]();
-    writeHeartbeat(dir.path);
-    server = await boot();
+    writeHeartbeat(app.dir);
+    server = await app.restart();
     const beats = async () => {
       const answer = await readJSON<{ jobs: JobBody[] }>(
         adminRequest(server, "GET", "/api/admin/jobs?limit=100"),

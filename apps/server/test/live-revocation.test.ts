@@ -1,9 +1,8 @@
-import { mkdirSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
-import { join } from "node:path";
 import type { ServerFrame } from "@svc/sync";
 import { testDatabases } from "@svc/tooling/databases";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { appServerPerTest } from "./app-server.js";
 import {
   type AuthTestServer,
   createTestDatabase,
@@ -12,11 +11,10 @@ import {
   registerPassword,
   request,
   type SignInBody,
-  startAuthServer,
-  TRUSTED_ORIGIN,
 } from "./auth-fixtures.js";
 import { ADMIN_TOKEN, adminRequest, databaseEnv, tempDir } from "./fixtures.js";
 import { spawnServer } from "./process.js";
+import { signInManifest, writeTestApp } from "./test-app.js";
 import { attemptWs, connectWs, type WsClient } from "./ws-client.js";
 
 // Regression tests for issue 21's first and third findings: a credential
@@ -28,19 +26,8 @@ import { attemptWs, connectWs, type WsClient } from "./ws-client.js";
 
 /** Tasks follow their owner; Projects belong to the organization the caller acts in. */
 function writeApp(dir: string): string {
-  const manifest = {
-    manifest_version: 1,
-    name: "live-revocation",
-    version: "1",
-    auth: { trustedOrigins: [TRUSTED_ORIGIN] },
+  const manifest = signInManifest("live-revocation", {
     entities: [
-      {
-        name: "User",
-        fields: [
-          { name: "email", type: "string", unique: true },
-          { name: "emailVerified", type: "string", optional: true },
-        ],
-      },
       {
         name: "Task",
         fields: [
@@ -79,10 +66,8 @@ function writeApp(dir: string): string {
         allowRead: "auth.tenantId == data.orgId",
       },
     ],
-  };
-  writeFileSync(join(dir, "svc.json"), JSON.stringify(manifest));
-  mkdirSync(join(dir, "functions"));
-  return join(dir, "svc.json");
+  });
+  return writeTestApp(dir, manifest);
 }
 
 async function nextOf<T extends ServerFrame["type"]>(
@@ -158,8 +143,10 @@ async function openEvents(
 describe.each(testDatabases())(
   "live connections follow credential changes on $name",
   (database) => {
-    let db: Awaited<ReturnType<typeof createTestDatabase>>;
-    let dir: ReturnType<typeof tempDir>;
+    const app = appServerPerTest(database, {
+      writeApp,
+      env: { SVC_RATE_LIMIT: "off", SVC_LIVE_MAX_CONNECTIONS_PER_USER: "3" },
+    });
     let server: AuthTestServer;
     let alice: SignInBody;
     const clients: WsClient[] = [];
@@ -172,23 +159,13 @@ describe.each(testDatabases())(
     };
 
     beforeEach(async () => {
-      db = await createTestDatabase(database);
-      dir = tempDir();
-      server = await startAuthServer({
-        ...databaseEnv(db.target),
-        SVC_MANIFEST: writeApp(dir.path),
-        SVC_RATE_LIMIT: "off",
-        SVC_LIVE_MAX_CONNECTIONS_PER_USER: "3",
-      });
+      server = app.server;
       alice = await registerPassword(server, "alice@example.com");
     });
 
     afterEach(async () => {
       for (const stream of streams.splice(0)) stream.close();
       await Promise.all(clients.splice(0).map((client) => client.close()));
-      await server[Symbol.asyncDispose]();
-      dir[Symbol.dispose]();
-      await db[Symbol.asyncDispose]();
     });
 
     const addTask = async (token: string, ownerId: string, title: string) => {

@@ -1,0 +1,119 @@
+import type { TestDatabase, TestDatabaseTarget } from "@svc/tooling/databases";
+import { beforeEach } from "vitest";
+import type { RunningServer } from "../src/start-server.js";
+import {
+  type AuthTestServer,
+  createClock,
+  createTestDatabase,
+  startAuthServer,
+} from "./auth-fixtures.js";
+import { databaseEnv, tempDir } from "./fixtures.js";
+
+// The "server on a test database" fixture: before each test of a suite, a
+// fresh database, a temp directory with the test's app in it and the real
+// server booted on both; after it, all three are gone again.
+
+/** Where a test's app lives: its directory, its manifest and its database. */
+export interface AppPlace {
+  readonly dir: string;
+  readonly manifest: string;
+  readonly target: TestDatabaseTarget;
+}
+
+/** A server the fixture can close at the end of a test. */
+export type ClosableServer = RunningServer & { [Symbol.asyncDispose](): Promise<void> };
+
+export interface AppServerOptions<S extends ClosableServer> {
+  /** Writes the app into `dir` and returns its manifest's path. */
+  readonly writeApp: (dir: string) => string;
+  /** Server environment beyond the database and SVC_MANIFEST; a function may read the app's place. */
+  readonly env?: Record<string, string> | ((place: AppPlace) => Record<string, string>);
+  /**
+   * Boots the server on `place` with `env` (the options' and a restart's).
+   * By default `startAuthServer` on the target and the manifest, with a
+   * frozen clock.
+   */
+  readonly start?: (place: AppPlace, env: Record<string, string>) => Promise<S>;
+}
+
+/** The current test's app and the server running it. */
+export interface AppServer<S extends ClosableServer> extends AppPlace {
+  readonly server: S;
+  /** Closes the server and boots another on the same app and database, with `env` added. */
+  restart(env?: Record<string, string>): Promise<S>;
+}
+
+/** Boots `startAuthServer` on the place's database and manifest. */
+function startOnPlace(place: AppPlace, env: Record<string, string>): Promise<AuthTestServer> {
+  return startAuthServer(
+    { ...databaseEnv(place.target), SVC_MANIFEST: place.manifest, ...env },
+    createClock(),
+  );
+}
+
+/**
+ * Registers the fixture's `beforeEach` in the calling suite and returns a
+ * handle to what the current test runs on. The server closes after the
+ * suite's own `afterEach` hooks, so they may still use it.
+ *
+ * @example
+ * const app = appServerPerTest(database, { writeApp, env: { SVC_RATE_LIMIT: "off" } });
+ * it("answers", async () => expect((await fetch(app.server.url)).status).toBe(200));
+ */
+export function appServerPerTest<S extends ClosableServer = AuthTestServer>(
+  database: TestDatabase,
+  options: AppServerOptions<S>,
+): AppServer<S> {
+  const start = options.start ?? (startOnPlace as unknown as NonNullable<typeof options.start>);
+  let current: (AppPlace & { server: S }) | undefined;
+  const opened = (): AppPlace & { server: S } => {
+    if (current === undefined) throw new Error("the app server runs only inside a test");
+    return current;
+  };
+  const baseEnv = (place: AppPlace): Record<string, string> =>
+    typeof options.env === "function" ? options.env(place) : { ...options.env };
+
+  beforeEach(async () => {
+    const db = await createTestDatabase(database);
+    const dir = tempDir();
+    const closeDirAndDatabase = async (): Promise<void> => {
+      dir[Symbol.dispose]();
+      await db[Symbol.asyncDispose]();
+    };
+    try {
+      const place = { dir: dir.path, manifest: options.writeApp(dir.path), target: db.target };
+      current = { ...place, server: await start(place, baseEnv(place)) };
+    } catch (error) {
+      await closeDirAndDatabase();
+      throw error;
+    }
+    return async () => {
+      const running = current;
+      current = undefined;
+      await running?.server[Symbol.asyncDispose]();
+      await closeDirAndDatabase();
+    };
+  });
+
+  return {
+    get dir() {
+      return opened().dir;
+    },
+    get manifest() {
+      return opened().manifest;
+    },
+    get target() {
+      return opened().target;
+    },
+    get server() {
+      return opened().server;
+    },
+    async restart(env = {}) {
+      const place = opened();
+      await place.server[Symbol.asyncDispose]();
+      const server = await start(place, { ...baseEnv(place), ...env });
+      current = { ...place, server };
+      return server;
+    },
+  };
+}
