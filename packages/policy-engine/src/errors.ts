@@ -1,3 +1,5 @@
+import { type DefinedErrorOptions, defineErrors, type ErrorTable } from "@svc/schema";
+
 /**
  * Every failure @svc/policy-engine reports, keyed by a stable code. None is a
  * wire error: a policy problem is a configuration mistake that stops the boot,
@@ -27,7 +29,7 @@ export const policyErrorCodes = {
     status: undefined,
     message: "The claim is not of the form <Entity>.<action>: <expression>.",
   },
-} as const satisfies Record<string, { status: number | undefined; message: string }>;
+} as const satisfies ErrorTable;
 
 export type PolicyErrorCode = keyof typeof policyErrorCodes;
 
@@ -91,22 +93,20 @@ export function renderPolicyIssue(issue: PolicyIssue, indent = "    "): string {
   return `${line}\n${indent}${issue.source}\n${indent}${caret}^`;
 }
 
-/** The single error class of @svc/policy-engine; tell cases apart by `code`. */
-export class PolicyError extends Error {
-  override readonly name = "PolicyError";
-  readonly code: PolicyErrorCode;
-  /** HTTP status for wire errors; undefined, since every policy error is local. */
-  readonly status: number | undefined;
+/**
+ * The single error class of @svc/policy-engine, made by `defineErrors` from
+ * `policyErrorCodes`; tell cases apart by `code`. Every code is local: no
+ * status, `expose: false`.
+ */
+export class PolicyError extends defineErrors("PolicyError", policyErrorCodes) {
   /** Every problem found, for the parse, type, limit and `INVALID_POLICIES` codes. */
   readonly issues: readonly PolicyIssue[];
 
   constructor(
     code: PolicyErrorCode,
-    options: { message?: string; issues?: readonly PolicyIssue[]; cause?: unknown } = {},
+    options: DefinedErrorOptions & { readonly issues?: readonly PolicyIssue[] } = {},
   ) {
-    super(options.message ?? policyErrorCodes[code].message, { cause: options.cause });
-    this.code = code;
-    this.status = policyErrorCodes[code].status;
+    super(code, options);
     this.issues = options.issues ?? [];
   }
 }
