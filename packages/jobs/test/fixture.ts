@@ -1,7 +1,5 @@
 import { parseManifest } from "@svc/schema";
 import { createStore, type Store, type StoreDatabase } from "@svc/store";
-import { openPostgres } from "@svc/store/pg";
-import { openSqlite } from "@svc/store/sqlite";
 import type { TestDatabase, TestDatabaseTarget } from "@svc/tooling/databases";
 import { afterEach, beforeEach } from "vitest";
 import {
@@ -10,6 +8,9 @@ import {
   type JobQueueOptions,
   jobsMigrations,
 } from "../src/index.js";
+import { JOBS_SCHEMA, openJobsDatabase } from "./jobs-database.js";
+
+export { JOBS_SCHEMA };
 
 /** Notes belong to their owner; the job tests write them as the scheduling caller. */
 export const jobsManifest = parseManifest({
@@ -35,9 +36,6 @@ export const jobsManifest = parseManifest({
   ],
 });
 
-/** The attached database's schema name on SQLite (as the server uses). */
-export const JOBS_SCHEMA = "jobs";
-
 /** What each test gets: a migrated store and a queue on a fake clock. */
 export interface JobsFixture {
   readonly name: TestDatabase["name"];
@@ -53,11 +51,6 @@ export interface JobsFixture {
   open(): StoreDatabase;
 }
 
-/** The jobs file beside a SQLite test database. */
-export function jobsPath(target: TestDatabaseTarget): string {
-  return target.dialect === "sqlite" ? `${target.path}.jobs.db` : "";
-}
-
 export function useJobsFixture(
   database: TestDatabase,
   options: Partial<JobQueueOptions> = {},
@@ -70,10 +63,7 @@ export function useJobsFixture(
     target = await database.create();
     const where = target;
     const open = (): StoreDatabase => {
-      const connection =
-        where.dialect === "sqlite"
-          ? openSqlite(where.path, { attach: { [JOBS_SCHEMA]: jobsPath(where) } })
-          : openPostgres(where.url, { max: 4 });
+      const connection = openJobsDatabase(where, 4);
       opened.push(connection);
       return connection;
     };

@@ -1,28 +1,21 @@
 // A worker process for the kill -9 test: it completes the first due job,
 // prints "completed <id>", then claims the next, prints "running <id>" and
-// hangs until it is killed. Arguments: a JSON object {dialect, path|url,
-// schema, clock, leaseMs}.
-import { openPostgres } from "@svc/store/pg";
-import { openSqlite } from "@svc/store/sqlite";
+// hangs until it is killed. Arguments: a JSON object {target, clock,
+// leaseMs}, the target being the test's database.
+import type { TestDatabaseTarget } from "@svc/tooling/databases";
 import { createJobQueue, createJobWorker } from "../src/index.js";
+import { JOBS_SCHEMA, openJobsDatabase } from "./jobs-database.js";
 
 const options = JSON.parse(process.argv[2] ?? "{}") as {
-  dialect: "sqlite" | "postgres";
-  path?: string;
-  url?: string;
-  schema: string;
-  jobsPath?: string;
+  target: TestDatabaseTarget;
   clock: number;
   leaseMs: number;
 };
-const database =
-  options.dialect === "sqlite"
-    ? openSqlite(options.path ?? "", { attach: { [options.schema]: options.jobsPath ?? "" } })
-    : openPostgres(options.url ?? "", { max: 2 });
+const database = openJobsDatabase(options.target, 2);
 const queue = createJobQueue({
   db: database.db,
   dialect: database.dialect,
-  schema: options.schema,
+  schema: JOBS_SCHEMA,
   now: () => options.clock,
   leaseMs: options.leaseMs,
 });

@@ -4,7 +4,7 @@ import { adminAuth, createAuthContext } from "@svc/schema";
 import { testDatabases } from "@svc/tooling/databases";
 import { afterEach, describe, expect, it } from "vitest";
 import { createJobWorker, type Job, type JobWorker } from "../src/index.js";
-import { JOBS_SCHEMA, jobsPath, useJobsFixture } from "./fixture.js";
+import { useJobsFixture } from "./fixture.js";
 
 const alice = createAuthContext({ userId: "alice", via: "session" });
 const LEASE_MS = 30_000;
@@ -101,11 +101,7 @@ describe.each(testDatabases())("job workers on $name", (database) => {
         "tsx",
         new URL("./kill-child.ts", import.meta.url).pathname,
         JSON.stringify({
-          dialect: target.dialect,
-          ...(target.dialect === "sqlite"
-            ? { path: target.path, jobsPath: jobsPath(target) }
-            : { url: target.url }),
-          schema: JOBS_SCHEMA,
+          target,
           clock: at,
           leaseMs: LEASE_MS,
         }),
