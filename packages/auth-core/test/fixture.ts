@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import { dirname, join } from "node:path";
 import { decodeBase32IgnorePadding } from "@oslojs/encoding";
 import { generateTOTP } from "@oslojs/otp";
 import {
@@ -11,6 +10,7 @@ import {
 } from "@svc/schema";
 import {
   createStore,
+  dialectFor,
   type EntityTables,
   type Row,
   type Store,
@@ -18,7 +18,12 @@ import {
 } from "@svc/store";
 import { openPostgres } from "@svc/store/pg";
 import { openSqlite } from "@svc/store/sqlite";
-import { type TestDatabase, type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
+import {
+  openTestDatabase,
+  type TestDatabase,
+  type TestDatabaseTarget,
+  testDatabases,
+} from "@svc/tooling/databases";
 import type { Kysely } from "kysely";
 import { afterEach, beforeEach, expect, vi } from "vitest";
 import {
@@ -211,10 +216,8 @@ export async function openAuthFixture(
   const inbox = createDevInbox({ log: () => {}, now: clock.now });
   const mailer = createTestMailer(inbox);
   const connections: StoreDatabase[] = [];
-  const authFile =
-    target.dialect === "sqlite" && options.authFile === true
-      ? join(dirname(target.path), "auth.db")
-      : ":memory:";
+  // SQLite only: where the auth tables live (Postgres keeps them in the database itself).
+  const authFile = options.authFile === true ? "auth.db" : ":memory:";
   const baseOptions = {
     secret: SECRET,
     now: clock.now,
@@ -223,15 +226,19 @@ export async function openAuthFixture(
   };
 
   async function connect(migrate: boolean): Promise<AuthConnection> {
-    const opened =
-      target.dialect === "sqlite"
-        ? openSqlite(target.path, { attach: { auth: authFile } })
-        : openPostgres(target.url, { max: 4 });
+    const opened: StoreDatabase = openTestDatabase(
+      target,
+      { openSqlite, openPostgres },
+      { max: 4, attach: { auth: authFile } },
+    );
     connections.push(opened);
-    const authDatabase: AuthDatabase =
-      opened.dialect === "sqlite"
-        ? { db: opened.db, dialect: "sqlite", schema: "auth" }
-        : { db: opened.db, dialect: "postgres" };
+    const dialect = dialectFor(opened.dialect);
+    const schema = dialect.attachedSchema("auth");
+    const authDatabase: AuthDatabase = {
+      db: opened.db,
+      dialect: opened.dialect,
+      ...(schema !== undefined && { schema }),
+    };
     const clockDate = () => new Date(clock.now());
     const store = createStore({
       db: opened.db,
@@ -245,7 +252,7 @@ export async function openAuthFixture(
     const migrateAll = async (): Promise<readonly string[]> =>
       (await store.migrate({ packages: auth.migrations })).applied;
     if (migrate) await migrateAll();
-    const authSchema = opened.dialect === "sqlite" ? opened.db.withSchema("auth") : opened.db;
+    const authSchema = dialect.withAttachedSchema(opened.db, schema);
     return {
       store,
       auth,
