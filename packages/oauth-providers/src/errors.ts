@@ -1,3 +1,5 @@
+import { defineErrors, type ErrorTable } from "@svc/schema";
+
 /**
  * Every failure @svc/oauth-providers reports, keyed by a stable code, with
  * the status and message the client sees. Messages are fixed: a provider's
@@ -22,28 +24,23 @@ export const oauthErrorCodes = {
     message: "The identity provider's ID token failed verification.",
   },
   UNKNOWN_PROVIDER: { status: 404, message: "No such sign-in provider is enabled." },
-} as const satisfies Record<string, { status: number; message: string }>;
+} as const satisfies ErrorTable;
 
 /** A stable @svc/oauth-providers error code. */
 export type OAuthErrorCode = keyof typeof oauthErrorCodes;
 
 /**
- * The single error class of @svc/oauth-providers; tell cases apart by
- * `code`. Every instance is a wire error: its message is the table's fixed
- * text, safe to send to the client.
+ * The single error class of @svc/oauth-providers, made by `defineErrors`
+ * from `oauthErrorCodes`; tell cases apart by `code`. Every instance is a
+ * wire error: its message is the table's fixed text, safe to send to the
+ * client.
  *
  * @example
  * throw new OAuthError("INVALID_STATE");
  */
-export class OAuthError extends Error {
-  override readonly name = "OAuthError";
-  readonly code: OAuthErrorCode;
-  readonly status: number;
-  readonly expose = true as const;
-
+export class OAuthError extends defineErrors("OAuthError", oauthErrorCodes) {
+  // Only the cause is taken: a thrower cannot put a provider's text in the message.
   constructor(code: OAuthErrorCode, options: { readonly cause?: unknown } = {}) {
-    super(oauthErrorCodes[code].message, { cause: options.cause });
-    this.code = code;
-    this.status = oauthErrorCodes[code].status;
+    super(code, { cause: options.cause });
   }
 }
