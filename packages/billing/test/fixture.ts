@@ -1,8 +1,12 @@
 import { type AuthContext, adminAuth, createAuthContext, parseManifest } from "@svc/schema";
-import { createStore, type Row, type Store, type StoreDatabase } from "@svc/store";
+import { createStore, dialectFor, type Row, type Store, type StoreDatabase } from "@svc/store";
 import { openPostgres } from "@svc/store/pg";
 import { openSqlite } from "@svc/store/sqlite";
-import type { TestDatabase, TestDatabaseTarget } from "@svc/tooling/databases";
+import {
+  openTestDatabase,
+  type TestDatabase,
+  type TestDatabaseTarget,
+} from "@svc/tooling/databases";
 import type { Kysely } from "kysely";
 import Stripe from "stripe";
 import { afterEach, beforeEach, expect } from "vitest";
@@ -151,8 +155,7 @@ export function useBillingFixture(
     const where = target;
     const fake = await startFakeProcessor(API_KEY);
     const open = (): StoreDatabase => {
-      const connection =
-        where.dialect === "sqlite" ? openSqlite(where.path) : openPostgres(where.url, { max: 6 });
+      const connection = openTestDatabase(where, { openSqlite, openPostgres }, { max: 6 });
       opened.push(connection);
       return connection;
     };
@@ -197,7 +200,7 @@ export function useBillingFixture(
       hookFailure: undefined,
       connect: serve,
       secondServer: async () =>
-        database.name === "postgres"
+        dialectFor(primaryConnection.dialect).concurrentWriters
           ? serve()
           : { ...primary, billing: createBilling(optionsFor(primary.store, primaryConnection)) },
       billingWith: (overrides: Partial<BillingOptions>) =>

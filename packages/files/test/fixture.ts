@@ -7,7 +7,11 @@ import { adminAuth, createAuthContext, parseManifest } from "@svc/schema";
 import { createStore, type Store, type StoreDatabase } from "@svc/store";
 import { openPostgres } from "@svc/store/pg";
 import { openSqlite } from "@svc/store/sqlite";
-import type { TestDatabase, TestDatabaseTarget } from "@svc/tooling/databases";
+import {
+  openTestDatabase,
+  type TestDatabase,
+  type TestDatabaseTarget,
+} from "@svc/tooling/databases";
 import express from "express";
 import { afterEach, beforeEach } from "vitest";
 import { createFilesRouter } from "../src/express.js";
@@ -51,9 +55,7 @@ export const filesManifest = parseManifest({
 export const userAuth = (userId: string) => createAuthContext({ userId, via: "session" });
 
 function openTarget(target: TestDatabaseTarget): StoreDatabase {
-  return target.dialect === "sqlite"
-    ? openSqlite(target.path)
-    : openPostgres(target.url, { max: 4 });
+  return openTestDatabase(target, { openSqlite, openPostgres }, { max: 4 });
 }
 
 /** What each test gets: a migrated store, the files core and a listening app. */

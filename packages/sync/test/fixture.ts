@@ -2,7 +2,11 @@ import { type AuthContext, createAuthContext, parseManifest } from "@svc/schema"
 import { createStore, type Store, type StoreDatabase } from "@svc/store";
 import { openPostgres } from "@svc/store/pg";
 import { openSqlite } from "@svc/store/sqlite";
-import type { TestDatabase, TestDatabaseTarget } from "@svc/tooling/databases";
+import {
+  openTestDatabase,
+  type TestDatabase,
+  type TestDatabaseTarget,
+} from "@svc/tooling/databases";
 import { afterEach, beforeEach, expect } from "vitest";
 import {
   type ChangeLog,
@@ -102,8 +106,7 @@ export function useSyncFixture(
     target = await database.create();
     const where = target;
     const open = (): StoreDatabase => {
-      const connection =
-        where.dialect === "sqlite" ? openSqlite(where.path) : openPostgres(where.url, { max: 4 });
+      const connection = openTestDatabase(where, { openSqlite, openPostgres }, { max: 4 });
       opened.push(connection);
       return connection;
     };
