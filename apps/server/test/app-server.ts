@@ -41,10 +41,15 @@ export interface AppServer<S extends ClosableServer> extends AppPlace {
   readonly server: S;
   /** Closes the server and boots another on the same app and database, with `env` added. */
   restart(env?: Record<string, string>): Promise<S>;
+  /** Closes the server before the test ends (a test of shutdown); the fixture then leaves it be. */
+  closeServer(): Promise<void>;
 }
 
-/** Boots `startAuthServer` on the place's database and manifest. */
-function startOnPlace(place: AppPlace, env: Record<string, string>): Promise<AuthTestServer> {
+/** Boots `startAuthServer` on the place's database and manifest: another server on a test's app. */
+export function startAppServer(
+  place: AppPlace,
+  env: Record<string, string>,
+): Promise<AuthTestServer> {
   return startAuthServer(
     { ...databaseEnv(place.target), SVC_MANIFEST: place.manifest, ...env },
     createClock(),
@@ -64,11 +69,16 @@ export function appServerPerTest<S extends ClosableServer = AuthTestServer>(
   database: TestDatabase,
   options: AppServerOptions<S>,
 ): AppServer<S> {
-  const start = options.start ?? (startOnPlace as unknown as NonNullable<typeof options.start>);
-  let current: (AppPlace & { server: S }) | undefined;
-  const opened = (): AppPlace & { server: S } => {
+  const start = options.start ?? (startAppServer as unknown as NonNullable<typeof options.start>);
+  let current: (AppPlace & { server: S; closed?: true }) | undefined;
+  const opened = (): AppPlace & { server: S; closed?: true } => {
     if (current === undefined) throw new Error("the app server runs only inside a test");
     return current;
+  };
+  const closeOnce = async (running: { server: S; closed?: true }): Promise<void> => {
+    if (running.closed === true) return;
+    running.closed = true;
+    await running.server[Symbol.asyncDispose]();
   };
   const baseEnv = (place: AppPlace): Record<string, string> =>
     typeof options.env === "function" ? options.env(place) : { ...options.env };
@@ -90,7 +100,7 @@ export function appServerPerTest<S extends ClosableServer = AuthTestServer>(
     return async () => {
       const running = current;
       current = undefined;
-      await running?.server[Symbol.asyncDispose]();
+      if (running !== undefined) await closeOnce(running);
       await closeDirAndDatabase();
     };
   });
@@ -109,11 +119,13 @@ export function appServerPerTest<S extends ClosableServer = AuthTestServer>(
       return opened().server;
     },
     async restart(env = {}) {
-      const place = opened();
-      await place.server[Symbol.asyncDispose]();
+      const running = opened();
+      await closeOnce(running);
+      const place = { dir: running.dir, manifest: running.manifest, target: running.target };
       const server = await start(place, { ...baseEnv(place), ...env });
       current = { ...place, server };
       return server;
     },
+    closeServer: () => closeOnce(opened()),
   };
 }

@@ -1,40 +1,27 @@
-import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { join } from "node:path";
 import type { ServerFrame } from "@svc/sync";
 import { testDatabases } from "@svc/tooling/databases";
 import { EventSource } from "eventsource";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { appServerPerTest } from "./app-server.js";
 import {
   type AuthTestServer,
-  createTestDatabase,
   post,
   readJSON,
   registerPassword,
   type SignInBody,
   startAuthServer,
-  TRUSTED_ORIGIN,
 } from "./auth-fixtures.js";
-import { ADMIN_TOKEN, databaseEnv, tempDir } from "./fixtures.js";
+import { ADMIN_TOKEN, tempDir } from "./fixtures.js";
+import { signInManifest, writeTestApp } from "./test-app.js";
 import { attemptWs, connectWs, type WsClient } from "./ws-client.js";
 
 // The composed server's live transports beyond /ws on the main port: SSE
 // at /events, the spec's side ports, and live query functions.
 
 function writeApp(dir: string): string {
-  const manifest = {
-    manifest_version: 1,
-    name: "sync-live-app",
-    version: "1",
-    auth: { trustedOrigins: [TRUSTED_ORIGIN] },
+  const manifest = signInManifest("sync-live-app", {
     entities: [
-      {
-        name: "User",
-        fields: [
-          { name: "email", type: "string", unique: true },
-          { name: "emailVerified", type: "string", optional: true },
-        ],
-      },
       {
         name: "Task",
         fields: [
@@ -53,43 +40,30 @@ function writeApp(dir: string): string {
       },
     ],
     rooms: [{ name: "chat", join: "auth.userId != null" }],
-  };
-  writeFileSync(join(dir, "svc.json"), JSON.stringify(manifest));
-  mkdirSync(join(dir, "functions"));
-  writeFileSync(
-    join(dir, "functions", "myTitles.mjs"),
-    `export default {
+  });
+  return writeTestApp(dir, manifest, {
+    myTitles: `export default {
   type: "query",
   handler: async (ctx) => (await ctx.db.query("Task", { orderBy: { field: "title" } })).rows.map((row) => row.title),
 };\n`,
-  );
-  writeFileSync(
-    join(dir, "functions", "addTask.mjs"),
-    `export default {
+    addTask: `export default {
   type: "mutation",
   handler: (ctx, args) => ctx.db.insert("Task", { title: args.title, assigneeId: ctx.auth.userId }),
 };\n`,
-  );
-  // A delete hook: one tombstone per deleted task (the server's second,
-  // read-tracking runner must not register hooks a second time).
-  writeFileSync(
-    join(dir, "functions", "tombstone.mjs"),
-    `export default {
+    // A delete hook: one tombstone per deleted task (the server's second,
+    // read-tracking runner must not register hooks a second time).
+    tombstone: `export default {
   type: "hook",
   on: { delete: { entity: "Task" } },
   handler: async (ctx, { row }) => { await ctx.db.insert("Tombstone", { taskId: row.id }); },
 };\n`,
-  );
-  // Room logic: messages are stamped with the sender's user id.
-  writeFileSync(
-    join(dir, "functions", "chatRoom.mjs"),
-    `export default {
+    // Room logic: messages are stamped with the sender's user id.
+    chatRoom: `export default {
   type: "room",
   room: "chat",
   onMessage: (ctx, { from, data }) => ctx.room.broadcast({ text: data.text, by: from.userId }),
 };\n`,
-  );
-  return join(dir, "svc.json");
+  });
 }
 
 /** Reads an event stream with a bearer token; frames in arrival order. */
@@ -114,28 +88,18 @@ function readEvents(url: string, token: string) {
 }
 
 describe.each(testDatabases())("live transports of the server on $name", (database) => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  let dir: ReturnType<typeof tempDir>;
+  const app = appServerPerTest(database, { writeApp, env: { SVC_RATE_LIMIT: "off" } });
   let server: AuthTestServer;
   let alice: SignInBody;
   const closers: (() => unknown)[] = [];
 
   beforeEach(async () => {
-    db = await createTestDatabase(database);
-    dir = tempDir();
-    server = await startAuthServer({
-      ...databaseEnv(db.target),
-      SVC_MANIFEST: writeApp(dir.path),
-      SVC_RATE_LIMIT: "off",
-    });
+    server = app.server;
     alice = await registerPassword(server, "alice@example.com");
   });
 
   afterEach(async () => {
     for (const close of closers.splice(0)) await close();
-    await server[Symbol.asyncDispose]();
-    dir[Symbol.dispose]();
-    await db[Symbol.asyncDispose]();
   });
 
   const addTask = async (title: string, assigneeId = alice.user_id) => {

@@ -1,20 +1,19 @@
 import { testDatabases } from "@svc/tooling/databases";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { parseConfig } from "../src/config.js";
 import { startServer } from "../src/start-server.js";
+import { appServerPerTest } from "./app-server.js";
 import { writeAssignedTasksApp } from "./assigned-tasks-app.js";
 import {
   type AuthTestServer,
-  createTestDatabase,
   errorOf,
   post,
   readJSON,
   registerPassword,
   request,
   type SignInBody,
-  startAuthServer,
 } from "./auth-fixtures.js";
-import { adminRequest, databaseEnv, tempDir } from "./fixtures.js";
+import { adminRequest, tempDir } from "./fixtures.js";
 
 // GET /api/sync/pull through the composed server, on every database: the
 // change log is the store's bus, written in each write's transaction; each
@@ -28,8 +27,8 @@ interface Pulled {
 
 function writeApp(dir: string): string {
   return writeAssignedTasksApp(dir, "sync-app", {
-    "addTask.mjs": `export default { type: "mutation", handler: (ctx, args) => ctx.db.insert("Task", { title: args.title, assigneeId: ctx.auth.userId }) };\n`,
-    "addThenFail.mjs": `export default { type: "mutation", handler: async (ctx, args) => { await ctx.db.insert("Task", { title: args.title, assigneeId: ctx.auth.userId }); throw new Error("after the write"); } };\n`,
+    addTask: `export default { type: "mutation", handler: (ctx, args) => ctx.db.insert("Task", { title: args.title, assigneeId: ctx.auth.userId }) };\n`,
+    addThenFail: `export default { type: "mutation", handler: async (ctx, args) => { await ctx.db.insert("Task", { title: args.title, assigneeId: ctx.auth.userId }); throw new Error("after the write"); } };\n`,
   });
 }
 
@@ -44,28 +43,15 @@ async function pullOK(server: { url: string }, query: string, token?: string): P
 }
 
 describe.each(testDatabases())("sync pull through the server on $name", (database) => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  let dir: ReturnType<typeof tempDir>;
+  const app = appServerPerTest(database, { writeApp, env: { SVC_RATE_LIMIT: "off" } });
   let server: AuthTestServer;
   let alice: SignInBody;
   let bob: SignInBody;
 
   beforeEach(async () => {
-    db = await createTestDatabase(database);
-    dir = tempDir();
-    server = await startAuthServer({
-      ...databaseEnv(db.target),
-      SVC_MANIFEST: writeApp(dir.path),
-      SVC_RATE_LIMIT: "off",
-    });
+    server = app.server;
     alice = await registerPassword(server, "alice@example.com");
     bob = await registerPassword(server, "bob@example.com");
-  });
-
-  afterEach(async () => {
-    await server[Symbol.asyncDispose]();
-    dir[Symbol.dispose]();
-    await db[Symbol.asyncDispose]();
   });
 
   const addTask = async (user: SignInBody, title: string, via: "entities" | "fn") => {

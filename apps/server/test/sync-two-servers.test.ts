@@ -1,18 +1,16 @@
 import type { ChangeFrame, ServerFrame } from "@svc/sync";
 import { testDatabases } from "@svc/tooling/databases";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { appServerPerTest, startAppServer } from "./app-server.js";
 import { writeAssignedTasksApp } from "./assigned-tasks-app.js";
 import {
   type AuthTestServer,
-  createTestDatabase,
   post,
   readJSON,
   registerPassword,
   request,
   type SignInBody,
-  startAuthServer,
 } from "./auth-fixtures.js";
-import { databaseEnv, tempDir } from "./fixtures.js";
 import { connectWs, type WsClient } from "./ws-client.js";
 
 // Two composed servers on one Postgres database (one DATABASE_URL): a write
@@ -54,9 +52,8 @@ const changesOf = (frames: readonly ServerFrame[]): ChangeFrame[] =>
   frames.filter((frame): frame is ChangeFrame => frame.type === "change");
 
 describe.skipIf(postgres === undefined)("sync across two servers on Postgres", () => {
-  const database = postgres as NonNullable<typeof postgres>;
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  let dir: ReturnType<typeof tempDir>;
+  const env = { SVC_RATE_LIMIT: "off" };
+  const app = appServerPerTest(postgres as NonNullable<typeof postgres>, { writeApp, env });
   let first: AuthTestServer;
   let second: AuthTestServer;
   let secondClosed: boolean;
@@ -64,15 +61,8 @@ describe.skipIf(postgres === undefined)("sync across two servers on Postgres", (
   const clients: WsClient[] = [];
 
   beforeEach(async () => {
-    db = await createTestDatabase(database);
-    dir = tempDir();
-    const env = {
-      ...databaseEnv(db.target),
-      SVC_MANIFEST: writeApp(dir.path),
-      SVC_RATE_LIMIT: "off",
-    };
-    first = await startAuthServer(env);
-    second = await startAuthServer(env);
+    first = app.server;
+    second = await startAppServer(app, env);
     secondClosed = false;
     // Sessions live in the shared database: the token works on both servers.
     alice = await registerPassword(first, "alice@example.com");
@@ -81,9 +71,6 @@ describe.skipIf(postgres === undefined)("sync across two servers on Postgres", (
   afterEach(async () => {
     await Promise.all(clients.splice(0).map((client) => client.close()));
     if (!secondClosed) await second[Symbol.asyncDispose]();
-    await first[Symbol.asyncDispose]();
-    dir[Symbol.dispose]();
-    await db[Symbol.asyncDispose]();
   });
 
   const subscribeOnSecond = async (): Promise<{ frames: ServerFrame[]; cursor: number }> => {

@@ -1,19 +1,17 @@
 import type { ServerFrame, SnapshotFrame } from "@svc/sync";
 import { testDatabases } from "@svc/tooling/databases";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { appServerPerTest } from "./app-server.js";
 import { writeAssignedTasksApp } from "./assigned-tasks-app.js";
 import {
   type AuthTestServer,
-  createTestDatabase,
   post,
   readJSON,
   registerPassword,
   request,
   type SignInBody,
-  startAuthServer,
   TRUSTED_ORIGIN,
 } from "./auth-fixtures.js";
-import { databaseEnv, tempDir } from "./fixtures.js";
 import { attemptWs, connectWs, type WsClient } from "./ws-client.js";
 
 // The WebSocket transport at /ws on the main port, on every database: a
@@ -50,12 +48,10 @@ async function expectPong(client: WsClient): Promise<void> {
 }
 
 describe.each(testDatabases())("sync over WebSocket on $name", (database) => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  let dir: ReturnType<typeof tempDir>;
+  const app = appServerPerTest(database, { writeApp, env: { SVC_RATE_LIMIT: "off" } });
   let server: AuthTestServer;
   let alice: SignInBody;
   let bob: SignInBody;
-  let serverClosed: boolean;
   const clients: WsClient[] = [];
 
   const open = async (token: string, options: Parameters<typeof connectWs>[1] = {}) => {
@@ -65,23 +61,13 @@ describe.each(testDatabases())("sync over WebSocket on $name", (database) => {
   };
 
   beforeEach(async () => {
-    db = await createTestDatabase(database);
-    dir = tempDir();
-    serverClosed = false;
-    server = await startAuthServer({
-      ...databaseEnv(db.target),
-      SVC_MANIFEST: writeApp(dir.path),
-      SVC_RATE_LIMIT: "off",
-    });
+    server = app.server;
     alice = await registerPassword(server, "alice@example.com");
     bob = await registerPassword(server, "bob@example.com");
   });
 
   afterEach(async () => {
     await Promise.all(clients.splice(0).map((client) => client.close()));
-    if (!serverClosed) await server[Symbol.asyncDispose]();
-    dir[Symbol.dispose]();
-    await db[Symbol.asyncDispose]();
   });
 
   const addTask = async (user: SignInBody, title: string): Promise<string> => {
@@ -276,8 +262,7 @@ describe.each(testDatabases())("sync over WebSocket on $name", (database) => {
   it("closes every socket with 1001 when the server closes", async () => {
     const client = await open(alice.token);
     await subscribe(client, "s");
-    serverClosed = true;
-    await server.close({ drainSeconds: 0 });
+    await app.closeServer();
     expect((await client.closed).code).toBe(1001);
   });
 });
