@@ -1,12 +1,7 @@
-import type { TestDatabaseTarget } from "@svc/tooling/databases";
 import type { LiveStatus, Timers, WebSocketConstructor, WebSocketLike } from "../src/index.js";
 
 /** The server's database settings for a test database. */
-export function databaseEnv(target: TestDatabaseTarget): Record<string, string> {
-  return target.dialect === "postgres"
-    ? { DATABASE_URL: target.url }
-    : { SVC_DB_PATH: target.path };
-}
+export { serverDatabaseEnv as databaseEnv } from "@svc/tooling/databases";
 
 /** Timers the test fires by hand: reconnects happen exactly when the test says. */
 export interface ManualTimers {

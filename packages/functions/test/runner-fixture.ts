@@ -9,7 +9,11 @@ import {
 } from "@svc/store";
 import { openPostgres } from "@svc/store/pg";
 import { openSqlite } from "@svc/store/sqlite";
-import type { TestDatabase, TestDatabaseTarget } from "@svc/tooling/databases";
+import {
+  openTestDatabase,
+  type TestDatabase,
+  type TestDatabaseTarget,
+} from "@svc/tooling/databases";
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { z } from "zod";
 import { createFunctionRunner, type FunctionRunner } from "../src/create-function-runner.js";
@@ -169,7 +173,7 @@ export function useTestRunner(database: TestDatabase): TestRunner {
 
   beforeAll(async () => {
     target = await database.create();
-    const opened = target.dialect === "sqlite" ? openSqlite(target.path) : openPostgres(target.url);
+    const opened = openTestDatabase(target, { openSqlite, openPostgres });
     close = opened.close;
     const store = createStore({ db: opened.db, dialect: opened.dialect, manifest });
     await store.migrate();

@@ -6,7 +6,7 @@ import { parseManifest } from "@svc/schema";
 import { createStore, type Store, type StoreDatabase } from "@svc/store";
 import { openPostgres } from "@svc/store/pg";
 import { openSqlite } from "@svc/store/sqlite";
-import type { TestDatabaseTarget } from "@svc/tooling/databases";
+import { openTestDatabase, type TestDatabaseTarget } from "@svc/tooling/databases";
 import express from "express";
 import { expect } from "vitest";
 import { createOAuthRouter } from "../src/express.js";
@@ -63,8 +63,11 @@ export async function bootRouter(
   target: TestDatabaseTarget,
   options: BootOptions,
 ): Promise<RouterServer> {
-  const connection: StoreDatabase =
-    target.dialect === "sqlite" ? openSqlite(target.path) : openPostgres(target.url, { max: 4 });
+  const connection: StoreDatabase = openTestDatabase(
+    target,
+    { openSqlite, openPostgres },
+    { max: 4 },
+  );
   const store = createStore({ db: connection.db, dialect: connection.dialect, manifest });
   const auth = createAuth({
     store,
