@@ -6,6 +6,7 @@ import {
   createClock,
   createTestDatabase,
   startAuthServer,
+  type TestClock,
 } from "./auth-fixtures.js";
 import { databaseEnv, tempDir } from "./fixtures.js";
 
@@ -45,14 +46,18 @@ export interface AppServer<S extends ClosableServer> extends AppPlace {
   closeServer(): Promise<void>;
 }
 
-/** Boots `startAuthServer` on the place's database and manifest: another server on a test's app. */
+/**
+ * Boots `startAuthServer` on the place's database and manifest (by default
+ * with a clock of its own): the fixture's server, or another on a test's app.
+ */
 export function startAppServer(
   place: AppPlace,
   env: Record<string, string>,
+  clock: TestClock = createClock(),
 ): Promise<AuthTestServer> {
   return startAuthServer(
     { ...databaseEnv(place.target), SVC_MANIFEST: place.manifest, ...env },
-    createClock(),
+    clock,
   );
 }
 

@@ -1,25 +1,25 @@
-import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { testDatabases } from "@svc/tooling/databases";
 import Stripe from "stripe";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { parseConfig } from "../src/config.js";
 import { startServer } from "../src/start-server.js";
+import { type AppPlace, appServerPerTest, startAppServer } from "./app-server.js";
 import {
   type AuthTestServer,
-  createClock,
-  createTestDatabase,
   errorOf,
   type HttpStub,
   post,
   readJSON,
   registerPassword,
   request,
+  type SignInBody,
   startAuthServer,
   startHttpStub,
   TRUSTED_ORIGIN,
 } from "./auth-fixtures.js";
-import { ADMIN_TOKEN, adminRequest, databaseEnv, tempDir } from "./fixtures.js";
+import { ADMIN_TOKEN, adminRequest, tempDir } from "./fixtures.js";
+import { signInManifest, writeTestApp } from "./test-app.js";
 
 // Billing through the composed server, configured only by the environment,
 // against a local stand-in for the processor's API, on every database:
@@ -32,20 +32,9 @@ const signer = new Stripe("sk_test_signing_helper_only");
 
 /** An app with a User that can hold a customer id and a billing hook that logs events. */
 function writeApp(dir: string): string {
-  const manifest = {
-    manifest_version: 1,
-    name: "billing-app",
-    version: "1",
-    auth: { trustedOrigins: [TRUSTED_ORIGIN] },
+  const manifest = signInManifest("billing-app", {
+    userFields: [{ name: "paymentCustomerId", type: "string", optional: true }],
     entities: [
-      {
-        name: "User",
-        fields: [
-          { name: "email", type: "string", unique: true },
-          { name: "emailVerified", type: "string", optional: true },
-          { name: "paymentCustomerId", type: "string", optional: true },
-        ],
-      },
       { name: "Report", fields: [{ name: "title", type: "string" }] },
       {
         name: "BillingLog",
@@ -66,12 +55,9 @@ function writeApp(dir: string): string {
         allowDelete: "false",
       },
     ],
-  };
-  writeFileSync(join(dir, "svc.json"), JSON.stringify(manifest));
-  mkdirSync(join(dir, "functions"));
-  writeFileSync(
-    join(dir, "functions", "logBilling.mjs"),
-    `export default {
+  });
+  return writeTestApp(dir, manifest, {
+    logBilling: `export default {
   type: "hook",
   on: { billing: { events: ["customer.subscription.updated"] } },
   handler: async (ctx, { event, replay }) => {
@@ -79,12 +65,8 @@ function writeApp(dir: string): string {
   },
 };
 `,
-  );
-  writeFileSync(
-    join(dir, "functions", "myPlan.mjs"),
-    `export default { type: "query", handler: (ctx) => ({ entitlements: ctx.auth.entitlements }) };\n`,
-  );
-  return join(dir, "svc.json");
+    myPlan: `export default { type: "query", handler: (ctx) => ({ entitlements: ctx.auth.entitlements }) };\n`,
+  });
 }
 
 function subscriptionEvent(id: string, customer: string, status: string, created: number): string {
@@ -107,16 +89,12 @@ function subscriptionEvent(id: string, customer: string, status: string, created
 }
 
 describe.each(testDatabases())("billing through the server on $name", (database) => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  let dir: ReturnType<typeof tempDir>;
   let processor: HttpStub;
   let server: AuthTestServer;
-  let env: Record<string, string>;
   let customers = 0;
 
+  // Cleanups run last first: the processor's stand-in outlives the server.
   beforeEach(async () => {
-    db = await createTestDatabase(database);
-    dir = tempDir();
     customers = 0;
     processor = await startHttpStub((req) => {
       if (req.url === "/v1/customers") {
@@ -128,27 +106,35 @@ describe.each(testDatabases())("billing through the server on $name", (database)
       }
       return { status: 404, body: { error: { message: "no such route" } } };
     });
-    env = {
-      ...databaseEnv(db.target),
-      SVC_MANIFEST: writeApp(dir.path),
-      SVC_PUBLIC_URL: "https://svc.example",
-      SVC_RATE_LIMIT: "off",
-      SVC_PAYMENT_API_KEY: "sk_test_server",
-      SVC_PAYMENT_WEBHOOK_SECRET: SECRET,
-      SVC_PAYMENT_API_BASE: processor.url,
-      // On SQLite sessions live in memory unless given a file: a second
-      // server on the same files shares them only through one.
-      ...(database.name === "sqlite" && { SVC_SESSION_DB: join(dir.path, "sessions.db") }),
-    };
-    server = await startAuthServer(env, createClock());
+    return () => processor[Symbol.asyncDispose]();
+  });
+  const billingEnv = ({ dir }: AppPlace): Record<string, string> => ({
+    SVC_PUBLIC_URL: "https://svc.example",
+    SVC_RATE_LIMIT: "off",
+    SVC_PAYMENT_API_KEY: "sk_test_server",
+    SVC_PAYMENT_WEBHOOK_SECRET: SECRET,
+    SVC_PAYMENT_API_BASE: processor.url,
+    // On SQLite sessions live in memory unless given a file: a second
+    // server on the same files shares them only through one.
+    ...(database.name === "sqlite" && { SVC_SESSION_DB: join(dir, "sessions.db") }),
+  });
+  const app = appServerPerTest(database, { writeApp, env: billingEnv });
+
+  beforeEach(() => {
+    server = app.server;
   });
 
-  afterEach(async () => {
-    await server[Symbol.asyncDispose]();
-    await processor[Symbol.asyncDispose]();
-    dir[Symbol.dispose]();
-    await db[Symbol.asyncDispose]();
-  });
+  /** Registers `email` and checks it out for `price_pro`: the stand-in makes its customer. */
+  async function checkedOut(email: string): Promise<SignInBody> {
+    const session = await registerPassword(server, email);
+    await post(
+      server,
+      "/api/billing/checkout",
+      { priceIds: ["price_pro"] },
+      { token: session.token },
+    );
+    return session;
+  }
 
   function webhook(
     payload: string,
@@ -220,13 +206,7 @@ describe.each(testDatabases())("billing through the server on $name", (database)
   });
 
   it("records a signed event once, runs the app's hook once, and grants the entitlement", async () => {
-    const session = await registerPassword(server, "ada@example.com");
-    await post(
-      server,
-      "/api/billing/checkout",
-      { priceIds: ["price_pro"] },
-      { token: session.token },
-    );
+    const session = await checkedOut("ada@example.com");
     const created = Math.floor(server.clock.now() / 1000);
     const payload = subscriptionEvent("evt_1", "cus_1", "active", created);
     // The processor's POST carries no cookie or Origin; a stale cookie must not matter either.
@@ -256,13 +236,7 @@ describe.each(testDatabases())("billing through the server on $name", (database)
   });
 
   it("gates policies and functions on the entitlement a subscription event grants", async () => {
-    const session = await registerPassword(server, "ada@example.com");
-    await post(
-      server,
-      "/api/billing/checkout",
-      { priceIds: ["price_pro"] },
-      { token: session.token },
-    );
+    const session = await checkedOut("ada@example.com");
     await adminRequest(server, "POST", "/api/entities/Report", { title: "Q3" });
     const reports = () =>
       readJSON<unknown[]>(request(server, "GET", "/api/entities/Report", { token: session.token }));
@@ -290,14 +264,8 @@ describe.each(testDatabases())("billing through the server on $name", (database)
     // Issue 22: the second server's cache would keep the old ids for its
     // whole lifetime here (the clock stands still), so only the journal
     // announcement can make it read them again.
-    await using other = await startAuthServer(env, server.clock);
-    const session = await registerPassword(server, "ada@example.com");
-    await post(
-      server,
-      "/api/billing/checkout",
-      { priceIds: ["price_pro"] },
-      { token: session.token },
-    );
+    await using other = await startAppServer(app, billingEnv(app), server.clock);
+    const session = await checkedOut("ada@example.com");
     const planOn = (target: AuthTestServer) =>
       readJSON<{ entitlements: string[] }>(
         post(target, "/api/fn/myPlan", {}, { token: session.token }),
@@ -353,12 +321,10 @@ describe("billing configuration", () => {
       auth: { trustedOrigins: [TRUSTED_ORIGIN] },
       entities: [{ name: "User", fields: [{ name: "email", type: "string", unique: true }] }],
     };
-    writeFileSync(join(dir.path, "svc.json"), JSON.stringify(manifest));
-    mkdirSync(join(dir.path, "functions"));
     const config = parseConfig({
       SVC_PORT: "0",
       SVC_HOST: "127.0.0.1",
-      SVC_MANIFEST: join(dir.path, "svc.json"),
+      SVC_MANIFEST: writeTestApp(dir.path, manifest),
       SVC_ADMIN_TOKEN: ADMIN_TOKEN,
       SVC_DB_PATH: ":memory:",
       SVC_PAYMENT_API_KEY: "sk_test_x",

@@ -1,21 +1,19 @@
 import { randomBytes } from "node:crypto";
-import { readdirSync, writeFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { testDatabases } from "@svc/tooling/databases";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { parseConfig } from "../src/config.js";
+import { appServerPerTest } from "./app-server.js";
 import {
   type AuthTestServer,
-  createClock,
-  createTestDatabase,
   errorOf,
   post,
   registerPassword,
   request,
-  startAuthServer,
   TRUSTED_ORIGIN,
 } from "./auth-fixtures.js";
-import { databaseEnv, tempDir } from "./fixtures.js";
+import { signInManifest, writeTestApp } from "./test-app.js";
 
 // File storage through the composed server, on every database: the local
 // provider's init → PUT (no bearer: the one-time token) → confirm → GET, a
@@ -25,19 +23,8 @@ import { databaseEnv, tempDir } from "./fixtures.js";
 const BODY_LIMIT = 2048;
 
 function writeApp(dir: string): string {
-  const manifest = {
-    manifest_version: 1,
-    name: "files-app",
-    version: "1",
-    auth: { trustedOrigins: [TRUSTED_ORIGIN] },
+  const manifest = signInManifest("files-app", {
     entities: [
-      {
-        name: "User",
-        fields: [
-          { name: "email", type: "string", unique: true },
-          { name: "emailVerified", type: "string", optional: true },
-        ],
-      },
       {
         name: "Doc",
         fields: [
@@ -56,35 +43,23 @@ function writeApp(dir: string): string {
         allowInsert: "auth.userId != null",
       },
     ],
-  };
-  writeFileSync(join(dir, "svc.json"), JSON.stringify(manifest));
-  return join(dir, "svc.json");
+  });
+  return writeTestApp(dir, manifest);
 }
 
 describe.each(testDatabases())("files through the server on $name", (database) => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  let dir: ReturnType<typeof tempDir>;
+  const app = appServerPerTest(database, {
+    writeApp,
+    env: ({ dir }) => ({
+      SVC_RATE_LIMIT: "off",
+      SVC_BODY_LIMIT_BYTES: String(BODY_LIMIT),
+      SVC_FILES_DIR: join(dir, "uploads"),
+    }),
+  });
   let server: AuthTestServer;
 
-  beforeEach(async () => {
-    db = await createTestDatabase(database);
-    dir = tempDir();
-    server = await startAuthServer(
-      {
-        ...databaseEnv(db.target),
-        SVC_MANIFEST: writeApp(dir.path),
-        SVC_RATE_LIMIT: "off",
-        SVC_BODY_LIMIT_BYTES: String(BODY_LIMIT),
-        SVC_FILES_DIR: join(dir.path, "uploads"),
-      },
-      createClock(),
-    );
-  });
-
-  afterEach(async () => {
-    await server[Symbol.asyncDispose]();
-    dir[Symbol.dispose]();
-    await db[Symbol.asyncDispose]();
+  beforeEach(() => {
+    server = app.server;
   });
 
   it("uploads past the JSON body limit without a bearer, then serves it to readers of a referencing row only", async () => {
@@ -113,7 +88,7 @@ describe.each(testDatabases())("files through the server on $name", (database) =
     expect(put.headers.get("access-control-allow-origin")).toBe(TRUSTED_ORIGIN);
     const confirm = await post(server, `/api/files/${id}/confirm`, {}, { token: ada.token });
     expect(confirm.status).toBe(200);
-    expect(readdirSync(join(dir.path, "uploads", id.slice(0, 2)))).toEqual([id]);
+    expect(readdirSync(join(app.dir, "uploads", id.slice(0, 2)))).toEqual([id]);
 
     const doc = await post(
       server,
