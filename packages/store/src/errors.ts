@@ -1,15 +1,23 @@
-import { commonErrors } from "@svc/schema";
+import {
+  commonError,
+  commonErrors,
+  defineErrors,
+  type ErrorTable,
+  schemaErrorCodes,
+} from "@svc/schema";
 
 /**
  * Every failure @svc/store reports, keyed by a stable code. Codes with a
  * `status` are wire errors: their message is safe to send to API clients.
  * Codes without one are local (a programmer or deployment mistake) and stop
- * the caller instead.
+ * the caller instead. The codes other packages raise too come from
+ * @svc/schema: the common ones, with the store's wording where its clients
+ * have always read it, and `INVALID_ID` from the schema's own table.
  */
 export const storeErrorCodes = {
   ENTITY_NOT_FOUND: { status: 404, message: "The entity does not exist." },
-  NOT_FOUND: { status: 404, message: "The row does not exist." },
-  INVALID_ID: { status: 400, message: "A record id must be 40 lowercase hexadecimal characters." },
+  ...commonError("NOT_FOUND", "The row does not exist."),
+  INVALID_ID: schemaErrorCodes.INVALID_ID,
   INVALID_FIELD: { status: 400, message: "A field has an invalid value." },
   UNKNOWN_FIELD: { status: 400, message: "The entity has no such field." },
   MISSING_FIELD: { status: 400, message: "A required field is missing." },
@@ -20,11 +28,12 @@ export const storeErrorCodes = {
   UNIQUE_VIOLATION: { status: 409, message: "A row with this value already exists." },
   INVALID_REFERENCE: { status: 400, message: "A field references a row that does not exist." },
   ROW_REFERENCED: { status: 409, message: "Other rows still reference this row." },
-  INVALID_QUERY: { status: 400, message: "The query is invalid." },
+  ...commonError("INVALID_QUERY", "The query is invalid."),
   INVALID_CURSOR: { status: 400, message: "The cursor is invalid." },
-  POLICY_DENIED: { status: 403, message: "Access denied." },
-  // The entity and batch routes of @svc/store/express.
+  // POLICY_DENIED for reads and writes; the rest for the entity and batch
+  // routes of @svc/store/express.
   ...commonErrors(
+    "POLICY_DENIED",
     "INVALID_JSON",
     "PAYLOAD_TOO_LARGE",
     "INVALID_BATCH",
@@ -56,13 +65,15 @@ export const storeErrorCodes = {
   },
   MIGRATION_FAILED: { status: undefined, message: "The database schema could not be migrated." },
   INVALID_OPTION: { status: undefined, message: "An option of createStore is invalid." },
-} as const satisfies Record<string, { status: number | undefined; message: string }>;
+} as const satisfies ErrorTable;
 
 /** A stable @svc/store error code. */
 export type StoreErrorCode = keyof typeof storeErrorCodes;
 
 /**
- * The single error class of @svc/store; tell cases apart by `code`. The
+ * The single error class of @svc/store, made by `defineErrors` from
+ * `storeErrorCodes`; tell cases apart by `code`. Wire errors carry `status`
+ * and `expose: true`; local ones have no status (`expose: false`). The
  * message never holds SQL or driver text; the driver's error, when there is
  * one, is kept as `cause`.
  *
@@ -73,21 +84,7 @@ export type StoreErrorCode = keyof typeof storeErrorCodes;
  *   if (error instanceof StoreError && error.code === "INVALID_FIELD") console.log(error.message);
  * }
  */
-export class StoreError extends Error {
-  override readonly name = "StoreError";
-  readonly code: StoreErrorCode;
-  /** HTTP status for wire errors; undefined for local errors. */
-  readonly status: number | undefined;
-  /** True when the message is safe to send to an API client (every wire error). */
-  readonly expose: boolean;
-
-  constructor(code: StoreErrorCode, options: { message?: string; cause?: unknown } = {}) {
-    super(options.message ?? storeErrorCodes[code].message, { cause: options.cause });
-    this.code = code;
-    this.status = storeErrorCodes[code].status;
-    this.expose = this.status !== undefined;
-  }
-}
+export class StoreError extends defineErrors("StoreError", storeErrorCodes) {}
 
 const PLAIN_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
