@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import type { TestDatabaseTarget } from "@svc/tooling/databases";
 import { parseConfig } from "../src/config.js";
 import { type RunningServer, startServer } from "../src/start-server.js";
 
@@ -11,11 +10,7 @@ export const TODO_MANIFEST = resolve(import.meta.dirname, "../../../examples/tod
 export const ADMIN_TOKEN = "a".repeat(128);
 
 /** Server environment for a test database target. */
-export function databaseEnv(target: TestDatabaseTarget): Record<string, string> {
-  return target.dialect === "postgres"
-    ? { DATABASE_URL: target.url }
-    : { SVC_DB_PATH: target.path };
-}
+export { serverDatabaseEnv as databaseEnv } from "@svc/tooling/databases";
 
 /** Starts the real server on an ephemeral loopback port. */
 export async function startTestServer(

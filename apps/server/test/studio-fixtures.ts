@@ -1,15 +1,14 @@
-import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { TestDatabase, TestDatabaseTarget } from "@svc/tooling/databases";
-import { expect } from "vitest";
 import {
-  type AuthTestServer,
-  createClock,
-  createTestDatabase,
-  startAuthServer,
-  TRUSTED_ORIGIN,
-} from "./auth-fixtures.js";
-import { ADMIN_TOKEN, databaseEnv, tempDir } from "./fixtures.js";
+  serverDatabaseEnv,
+  type TestDatabase,
+  type TestDatabaseTarget,
+} from "@svc/tooling/databases";
+import { afterEach, beforeEach, expect } from "vitest";
+import { type AppServer, appServerPerTest } from "./app-server.js";
+import { type AuthTestServer, createClock, startAuthServer } from "./auth-fixtures.js";
+import { ADMIN_TOKEN } from "./fixtures.js";
+import { signInManifest, writeTestApp } from "./test-app.js";
 
 // The studio tests' app and an HTTP client that behaves like a browser
 // on the studio's forms: it keeps the studio cookie, reads the CSRF token
@@ -23,20 +22,9 @@ import { ADMIN_TOKEN, databaseEnv, tempDir } from "./fixtures.js";
  * error) and schedule jobs.
  */
 export function writeStudioApp(dir: string): string {
-  const manifest = {
-    manifest_version: 1,
-    name: "studio-app",
-    version: "1",
-    auth: { trustedOrigins: [TRUSTED_ORIGIN] },
+  const manifest = signInManifest("studio-app", {
+    userFields: [{ name: "name", type: "string", optional: true }],
     entities: [
-      {
-        name: "User",
-        fields: [
-          { name: "email", type: "string", unique: true },
-          { name: "emailVerified", type: "string", optional: true },
-          { name: "name", type: "string", optional: true },
-        ],
-      },
       {
         name: "Note",
         fields: [
@@ -71,41 +59,22 @@ export function writeStudioApp(dir: string): string {
         allowDelete: "auth.userId == existing.ownerId",
       },
     ],
-  };
-  writeFileSync(join(dir, "svc.json"), JSON.stringify(manifest));
-  const functions = join(dir, "functions");
-  mkdirSync(functions);
-  const write = (name: string, source: string): void =>
-    writeFileSync(join(functions, `${name}.mjs`), source);
-  write(
-    "echo",
-    `export default { type: "query", handler: async (ctx, args) => ({ echoed: args, admin: ctx.auth.isAdmin }) };\n`,
-  );
-  write(
-    "refuse",
-    `export default { type: "mutation", handler: async (ctx) => ctx.error("REFUSED", "This is refused.", 403) };\n`,
-  );
-  write(
-    "crash",
-    `export default { type: "mutation", handler: async () => { throw new Error("db password is hunter2"); } };\n`,
-  );
-  write(
-    "scheduleRefused",
-    `export default {
+  });
+  return writeTestApp(dir, manifest, {
+    echo: `export default { type: "query", handler: async (ctx, args) => ({ echoed: args, admin: ctx.auth.isAdmin }) };\n`,
+    refuse: `export default { type: "mutation", handler: async (ctx) => ctx.error("REFUSED", "This is refused.", 403) };\n`,
+    crash: `export default { type: "mutation", handler: async () => { throw new Error("db password is hunter2"); } };\n`,
+    scheduleRefused: `export default {
   type: "mutation",
   handler: async (ctx, args) => ({ jobId: await ctx.scheduler.runAfter(0, "refuse", args) }),
 };
 `,
-  );
-  write(
-    "scheduleLater",
-    `export default {
+    scheduleLater: `export default {
   type: "action",
   handler: async (ctx, args) => ({ jobId: await ctx.scheduler.runAt(Date.UTC(2040, 0, 1), "refuse", args) }),
 };
 `,
-  );
-  return join(dir, "svc.json");
+  });
 }
 
 /** Boots the real server on `target` with the studio app in `dir` and a frozen clock. */
@@ -116,8 +85,7 @@ export function startStudioServer(
 ): Promise<AuthTestServer> {
   return startAuthServer(
     {
-      ...databaseEnv(target),
-      ...(target.dialect === "sqlite" && { SVC_JOBS_DB: join(dir, "jobs.db") }),
+      ...serverDatabaseEnv(target, { jobsFile: join(dir, "jobs.db") }),
       SVC_MANIFEST: join(dir, "svc.json"),
       ...env,
     },
@@ -125,31 +93,40 @@ export function startStudioServer(
   );
 }
 
-/** A fresh database, the studio app booted on it, and a studio client signed in as the admin. */
-export interface OpenStudio {
-  readonly db: Awaited<ReturnType<typeof createTestDatabase>>;
-  readonly dir: ReturnType<typeof tempDir>;
-  readonly server: AuthTestServer;
+/** The studio app and its server for the current test, with a studio client. */
+export interface StudioPerTest extends AppServer<AuthTestServer> {
+  /** A client of the server the test started with; signed in as the admin unless told otherwise. */
   readonly studio: StudioClient;
 }
 
-/** What most studio tests open before each test. */
-export async function openStudio(database: TestDatabase): Promise<OpenStudio> {
-  const db = await createTestDatabase(database);
-  const dir = tempDir();
-  writeStudioApp(dir.path);
-  const server = await startStudioServer(db.target, dir.path);
-  const studio = new StudioClient(server);
-  await studio.signIn();
-  return { db, dir, server, studio };
-}
-
-/** Closes what {@link openStudio} opened, once the server is seen to have logged no internal error. */
-export async function closeStudio(open: OpenStudio): Promise<void> {
-  expect(open.server.internalErrors).toEqual([]);
-  await open.server[Symbol.asyncDispose]();
-  open.dir[Symbol.dispose]();
-  await open.db[Symbol.asyncDispose]();
+/**
+ * The studio app on a fresh database for each test of the calling suite
+ * (the app-server fixture), a studio client signed in as the admin (unless
+ * `signIn` is false), and after each test the check that the server logged
+ * no internal error: no page, however bad its input, may be one.
+ */
+export function studioPerTest(
+  database: TestDatabase,
+  options: { readonly signIn?: boolean } = {},
+): StudioPerTest {
+  const app = appServerPerTest(database, {
+    writeApp: writeStudioApp,
+    start: ({ target, dir }, env) => startStudioServer(target, dir, env),
+  });
+  let studio: StudioClient | undefined;
+  beforeEach(async () => {
+    studio = new StudioClient(app.server);
+    if (options.signIn !== false) await studio.signIn();
+  });
+  afterEach(() => {
+    expect(app.server.internalErrors).toEqual([]);
+  });
+  return Object.defineProperty(app, "studio", {
+    get: () => {
+      if (studio === undefined) throw new Error("the studio client exists only inside a test");
+      return studio;
+    },
+  }) as StudioPerTest;
 }
 
 /** A studio answer: status, headers, the page's markup and any redirect target. */
