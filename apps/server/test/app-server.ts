@@ -62,54 +62,32 @@ export function startAppServer(
 }
 
 /**
- * Registers the fixture's `beforeEach` in the calling suite and returns a
- * handle to what the current test runs on. The server closes after the
- * suite's own `afterEach` hooks, so they may still use it.
- *
- * @example
- * const app = appServerPerTest(database, { writeApp, env: { SVC_RATE_LIMIT: "off" } });
- * it("answers", async () => expect((await fetch(app.server.url)).status).toBe(200));
+ * Registers a `beforeEach` in the calling suite that gives each test a
+ * fresh database and a temp directory with the app `writeApp` writes;
+ * returns a handle to the current test's. Both are gone after the test.
  */
-export function appServerPerTest<S extends ClosableServer = AuthTestServer>(
-  database: TestDatabase,
-  options: AppServerOptions<S>,
-): AppServer<S> {
-  const start = options.start ?? (startAppServer as unknown as NonNullable<typeof options.start>);
-  let current: (AppPlace & { server: S; closed?: true }) | undefined;
-  const opened = (): AppPlace & { server: S; closed?: true } => {
-    if (current === undefined) throw new Error("the app server runs only inside a test");
+export function appPerTest(database: TestDatabase, writeApp: (dir: string) => string): AppPlace {
+  let current: AppPlace | undefined;
+  const opened = (): AppPlace => {
+    if (current === undefined) throw new Error("the test app exists only inside a test");
     return current;
   };
-  const closeOnce = async (running: { server: S; closed?: true }): Promise<void> => {
-    if (running.closed === true) return;
-    running.closed = true;
-    await running.server[Symbol.asyncDispose]();
-  };
-  const baseEnv = (place: AppPlace): Record<string, string> =>
-    typeof options.env === "function" ? options.env(place) : { ...options.env };
-
   beforeEach(async () => {
     const db = await createTestDatabase(database);
     const dir = tempDir();
-    const closeDirAndDatabase = async (): Promise<void> => {
+    const remove = async (): Promise<void> => {
+      current = undefined;
       dir[Symbol.dispose]();
       await db[Symbol.asyncDispose]();
     };
     try {
-      const place = { dir: dir.path, manifest: options.writeApp(dir.path), target: db.target };
-      current = { ...place, server: await start(place, baseEnv(place)) };
+      current = { dir: dir.path, manifest: writeApp(dir.path), target: db.target };
     } catch (error) {
-      await closeDirAndDatabase();
+      await remove();
       throw error;
     }
-    return async () => {
-      const running = current;
-      current = undefined;
-      if (running !== undefined) await closeOnce(running);
-      await closeDirAndDatabase();
-    };
+    return remove;
   });
-
   return {
     get dir() {
       return opened().dir;
@@ -120,17 +98,66 @@ export function appServerPerTest<S extends ClosableServer = AuthTestServer>(
     get target() {
       return opened().target;
     },
+  };
+}
+
+/**
+ * The app of {@link appPerTest} with the server booted on it before each
+ * test. The server closes after the suite's own `afterEach` hooks, so they
+ * may still use it.
+ *
+ * @example
+ * const app = appServerPerTest(database, { writeApp, env: { SVC_RATE_LIMIT: "off" } });
+ * it("answers", async () => expect((await fetch(app.server.url)).status).toBe(200));
+ */
+export function appServerPerTest<S extends ClosableServer = AuthTestServer>(
+  database: TestDatabase,
+  options: AppServerOptions<S>,
+): AppServer<S> {
+  const start = options.start ?? (startAppServer as unknown as NonNullable<typeof options.start>);
+  const place = appPerTest(database, options.writeApp);
+  let current: { server: S; closed?: true } | undefined;
+  const running = (): { server: S; closed?: true } => {
+    if (current === undefined) throw new Error("the app server runs only inside a test");
+    return current;
+  };
+  const closeOnce = async (server: { server: S; closed?: true }): Promise<void> => {
+    if (server.closed === true) return;
+    server.closed = true;
+    await server.server[Symbol.asyncDispose]();
+  };
+  const env = (extra: Record<string, string> = {}): Record<string, string> => ({
+    ...(typeof options.env === "function" ? options.env(place) : options.env),
+    ...extra,
+  });
+
+  beforeEach(async () => {
+    current = { server: await start(place, env()) };
+    return async () => {
+      const closing = current;
+      current = undefined;
+      if (closing !== undefined) await closeOnce(closing);
+    };
+  });
+
+  return {
+    get dir() {
+      return place.dir;
+    },
+    get manifest() {
+      return place.manifest;
+    },
+    get target() {
+      return place.target;
+    },
     get server() {
-      return opened().server;
+      return running().server;
     },
-    async restart(env = {}) {
-      const running = opened();
-      await closeOnce(running);
-      const place = { dir: running.dir, manifest: running.manifest, target: running.target };
-      const server = await start(place, { ...baseEnv(place), ...env });
-      current = { ...place, server };
-      return server;
+    async restart(extra) {
+      await closeOnce(running());
+      current = { server: await start(place, env(extra)) };
+      return current.server;
     },
-    closeServer: () => closeOnce(opened()),
+    closeServer: () => closeOnce(running()),
   };
 }

@@ -1,11 +1,11 @@
 import type { AuditEvent } from "@svc/auth-core";
 import { adminAuth } from "@svc/store";
 import { testDatabases } from "@svc/tooling/databases";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { isSecretLooking } from "../src/studio/studio-audit.js";
-import { type AuthTestServer, type createTestDatabase, readJSON } from "./auth-fixtures.js";
-import { adminRequest, type tempDir } from "./fixtures.js";
-import { alertOf, closeStudio, openStudio, type StudioClient, textOf } from "./studio-fixtures.js";
+import { type AuthTestServer, readJSON } from "./auth-fixtures.js";
+import { adminRequest } from "./fixtures.js";
+import { alertOf, type StudioClient, studioPerTest, textOf } from "./studio-fixtures.js";
 
 // Every action taken in the studio is an audit event with the studio as
 // the actor (no user id): sign-in, row insert / update / delete (in the
@@ -44,16 +44,13 @@ describe("isSecretLooking", () => {
 });
 
 describe.each(testDatabases())("studio actions in the audit log on $name", (database) => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  let dir: ReturnType<typeof tempDir>;
+  const app = studioPerTest(database);
   let server: AuthTestServer;
   let studio: StudioClient;
 
-  beforeEach(async () => {
-    ({ db, dir, server, studio } = await openStudio(database));
+  beforeEach(() => {
+    ({ server, studio } = app);
   });
-
-  afterEach(() => closeStudio({ db, dir, server, studio }));
 
   /** The audit events of `kind`, oldest first, as the admin API lists them. */
   async function events(kind: string): Promise<AuditEvent[]> {

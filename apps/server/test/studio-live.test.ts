@@ -2,21 +2,15 @@ import type { AuditEvent } from "@svc/auth-core";
 import { OPERATOR_CLOSE } from "@svc/sync";
 import { testDatabases } from "@svc/tooling/databases";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  type AuthTestServer,
-  createTestDatabase,
-  readJSON,
-  registerPassword,
-} from "./auth-fixtures.js";
-import { ADMIN_TOKEN, adminRequest, tempDir } from "./fixtures.js";
+import { type AuthTestServer, readJSON, registerPassword } from "./auth-fixtures.js";
+import { ADMIN_TOKEN, adminRequest } from "./fixtures.js";
 import {
   alertOf,
   isSignInForm,
   rowsOf,
   StudioClient,
-  startStudioServer,
+  studioPerTest,
   textOf,
-  writeStudioApp,
 } from "./studio-fixtures.js";
 import { connectWs, type WsClient } from "./ws-client.js";
 
@@ -25,29 +19,20 @@ import { connectWs, type WsClient } from "./ws-client.js";
 // Close button that is a CSRF-checked, audited POST.
 
 describe.each(testDatabases())("the studio's Live page on $name", (database) => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  let dir: ReturnType<typeof tempDir>;
+  // Its afterEach (no internal error) runs after this suite's own.
+  const app = studioPerTest(database);
   let server: AuthTestServer;
   let studio: StudioClient;
   const sockets: WsClient[] = [];
   const streams: AbortController[] = [];
 
-  beforeEach(async () => {
-    db = await createTestDatabase(database);
-    dir = tempDir();
-    writeStudioApp(dir.path);
-    server = await startStudioServer(db.target, dir.path);
-    studio = new StudioClient(server);
-    await studio.signIn();
+  beforeEach(() => {
+    ({ server, studio } = app);
   });
 
-  afterEach(async () => {
+  afterEach(() => {
     for (const stream of streams.splice(0)) stream.abort();
     for (const socket of sockets.splice(0)) socket.socket.terminate();
-    expect(server.internalErrors).toEqual([]);
-    await server[Symbol.asyncDispose]();
-    dir[Symbol.dispose]();
-    await db[Symbol.asyncDispose]();
   });
 
   it("lists each connection's caller, transport and subscriptions, and the rooms, never a token", async () => {

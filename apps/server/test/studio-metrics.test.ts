@@ -1,15 +1,15 @@
 import { testDatabases } from "@svc/tooling/databases";
 import { Histogram, Registry } from "prom-client";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import {
   createMetricsHistory,
   histogramDelta,
   histogramQuantile,
   sampleOf,
 } from "../src/studio/metrics-history.js";
-import { type AuthTestServer, type createTestDatabase, readJSON } from "./auth-fixtures.js";
-import { ADMIN_TOKEN, adminRequest, type tempDir } from "./fixtures.js";
-import { closeStudio, openStudio, type StudioClient, textOf } from "./studio-fixtures.js";
+import { type AuthTestServer, readJSON } from "./auth-fixtures.js";
+import { ADMIN_TOKEN, adminRequest } from "./fixtures.js";
+import { type StudioClient, studioPerTest, textOf } from "./studio-fixtures.js";
 
 // The Metrics page: what /metrics counts (requests, errors, durations,
 // commit sizes, live connections, fan-out, jobs, caches, the process),
@@ -58,16 +58,13 @@ describe("the metrics history", () => {
 });
 
 describe.each(testDatabases())("the studio's Metrics page on $name", (database) => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  let dir: ReturnType<typeof tempDir>;
+  const app = studioPerTest(database);
   let server: AuthTestServer;
   let studio: StudioClient;
 
-  beforeEach(async () => {
-    ({ db, dir, server, studio } = await openStudio(database));
+  beforeEach(() => {
+    ({ server, studio } = app);
   });
-
-  afterEach(() => closeStudio({ db, dir, server, studio }));
 
   /** Every sample of `/metrics` by its series (`name{labels}`). */
   async function scrape(): Promise<Map<string, number>> {

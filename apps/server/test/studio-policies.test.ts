@@ -1,14 +1,6 @@
 import { testDatabases } from "@svc/tooling/databases";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type AuthTestServer, createTestDatabase } from "./auth-fixtures.js";
-import { tempDir } from "./fixtures.js";
-import {
-  isSignInForm,
-  StudioClient,
-  startStudioServer,
-  textOf,
-  writeStudioApp,
-} from "./studio-fixtures.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import { isSignInForm, type StudioClient, studioPerTest, textOf } from "./studio-fixtures.js";
 
 // The studio's policy analyses: the access matrix of an entity (kinds of
 // caller × actions, with the rule that decided) and the lint findings, on
@@ -30,24 +22,11 @@ function cellOf(
 }
 
 describe.each(testDatabases())("the studio's policy analyses on $name", (database) => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  let dir: ReturnType<typeof tempDir>;
-  let server: AuthTestServer;
+  const app = studioPerTest(database, { signIn: false });
   let studio: StudioClient;
 
-  beforeEach(async () => {
-    db = await createTestDatabase(database);
-    dir = tempDir();
-    writeStudioApp(dir.path);
-    server = await startStudioServer(db.target, dir.path);
-    studio = new StudioClient(server);
-  });
-
-  afterEach(async () => {
-    expect(server.internalErrors).toEqual([]);
-    await server[Symbol.asyncDispose]();
-    dir[Symbol.dispose]();
-    await db[Symbol.asyncDispose]();
+  beforeEach(() => {
+    studio = app.studio;
   });
 
   it("shows an entity's access matrix with the deciding rules, and its lint findings", async () => {

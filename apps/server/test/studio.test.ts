@@ -1,24 +1,16 @@
 import { adminAuth } from "@svc/store";
 import { testDatabases } from "@svc/tooling/databases";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  type AuthTestServer,
-  createTestDatabase,
-  errorOf,
-  post,
-  readJSON,
-  registerPassword,
-} from "./auth-fixtures.js";
-import { ADMIN_TOKEN, adminRequest, tempDir } from "./fixtures.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import { type AuthTestServer, errorOf, post, readJSON, registerPassword } from "./auth-fixtures.js";
+import { ADMIN_TOKEN, adminRequest } from "./fixtures.js";
 import {
   alertOf,
   isSignInForm,
   rowsOf,
   StudioClient,
   type StudioPage,
-  startStudioServer,
+  studioPerTest,
   textOf,
-  writeStudioApp,
 } from "./studio-fixtures.js";
 
 // The admin studio through the composed server, on every database: its
@@ -51,25 +43,13 @@ interface NoteRow {
 }
 
 describe.each(testDatabases())("the admin studio on $name", (database) => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  let dir: ReturnType<typeof tempDir>;
+  // After each test: no page, however bad its input, was an unexpected error.
+  const app = studioPerTest(database, { signIn: false });
   let server: AuthTestServer;
   let studio: StudioClient;
 
-  beforeEach(async () => {
-    db = await createTestDatabase(database);
-    dir = tempDir();
-    writeStudioApp(dir.path);
-    server = await startStudioServer(db.target, dir.path);
-    studio = new StudioClient(server);
-  });
-
-  afterEach(async () => {
-    // No page, however bad its input, was an unexpected error.
-    expect(server.internalErrors).toEqual([]);
-    await server[Symbol.asyncDispose]();
-    dir[Symbol.dispose]();
-    await db[Symbol.asyncDispose]();
+  beforeEach(() => {
+    ({ server, studio } = app);
   });
 
   /** Inserts Notes with the admin's rights, straight through the store. */
@@ -120,8 +100,7 @@ describe.each(testDatabases())("the admin studio on $name", (database) => {
 
     it("says where the generated token is kept only in dev mode", async () => {
       expect((await studio.get("/studio")).html).not.toContain(".svc/admin-token");
-      await server[Symbol.asyncDispose]();
-      server = await startStudioServer(db.target, dir.path, { SVC_DEV_MODE: "true" });
+      server = await app.restart({ SVC_DEV_MODE: "true" });
       studio = new StudioClient(server);
       const front = await studio.get("/studio");
       expect(isSignInForm(front)).toBe(true);
@@ -132,8 +111,7 @@ describe.each(testDatabases())("the admin studio on $name", (database) => {
     });
 
     it("marks the cookie Secure when the request came over https", async () => {
-      await server[Symbol.asyncDispose]();
-      server = await startStudioServer(db.target, dir.path, { SVC_TRUST_PROXY: "loopback" });
+      server = await app.restart({ SVC_TRUST_PROXY: "loopback" });
       studio = new StudioClient(server);
       const answer = await studio.request("POST", "/studio/sign-in", {
         form: { token: ADMIN_TOKEN },
