@@ -1,9 +1,13 @@
 import { join } from "node:path";
-import type { TestDatabase, TestDatabaseTarget } from "@svc/tooling/databases";
+import {
+  serverDatabaseEnv,
+  type TestDatabase,
+  type TestDatabaseTarget,
+} from "@svc/tooling/databases";
 import { afterEach, beforeEach, expect } from "vitest";
 import { type AppServer, appServerPerTest } from "./app-server.js";
 import { type AuthTestServer, createClock, startAuthServer } from "./auth-fixtures.js";
-import { ADMIN_TOKEN, databaseEnv } from "./fixtures.js";
+import { ADMIN_TOKEN } from "./fixtures.js";
 import { signInManifest, writeTestApp } from "./test-app.js";
 
 // The studio tests' app and an HTTP client that behaves like a browser
@@ -81,8 +85,7 @@ export function startStudioServer(
 ): Promise<AuthTestServer> {
   return startAuthServer(
     {
-      ...databaseEnv(target),
-      ...(target.dialect === "sqlite" && { SVC_JOBS_DB: join(dir, "jobs.db") }),
+      ...serverDatabaseEnv(target, { jobsFile: join(dir, "jobs.db") }),
       SVC_MANIFEST: join(dir, "svc.json"),
       ...env,
     },
