@@ -1,4 +1,9 @@
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type RequestListener,
+  type Server,
+} from "node:http";
 
 /** A request the fake provider received, body as text. */
 export interface RecordedRequest {
@@ -56,7 +61,21 @@ export async function startFakeServer(
   return { url: `http://127.0.0.1:${address.port}`, requests };
 }
 
-/** Closes every fake server, dropping hanging connections. */
+/**
+ * Serves a real handler (an express app, say) on an ephemeral 127.0.0.1 port
+ * and returns its base URL, without a trailing slash. `closeFakeServers`
+ * closes it with the fakes, so a suite needs one `afterEach` for both.
+ */
+export async function serveOnLoopback(handler: RequestListener): Promise<string> {
+  const server = createServer(handler);
+  open.add(server);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  if (address === null || typeof address === "string") throw new Error("No TCP address.");
+  return `http://127.0.0.1:${address.port}`;
+}
+
+/** Closes every server started here (fake or real), dropping hanging connections. */
 export async function closeFakeServers(): Promise<void> {
   const servers = [...open];
   open.clear();
