@@ -8,6 +8,7 @@ import {
   rejectionOf,
   useAuthFixture,
 } from "./fixture.js";
+import { accountFields, todoEntity, userManifestWith } from "./manifests.js";
 
 // Account deletion in the core, on every database: one transaction removes
 // the user's sessions, API keys, linked accounts, trusted devices, password
@@ -18,27 +19,7 @@ import {
 
 const PASSWORD = "a good long password";
 
-const todoManifest = {
-  manifest_version: 1,
-  name: "deletion-test",
-  version: "1",
-  entities: [
-    {
-      name: "User",
-      fields: [
-        { name: "email", type: "string", unique: true },
-        { name: "emailVerified", type: "string", optional: true },
-      ],
-    },
-    {
-      name: "Todo",
-      fields: [
-        { name: "title", type: "string" },
-        { name: "ownerId", type: "string", owner: true },
-      ],
-    },
-  ],
-} satisfies ManifestInput;
+const todoManifest = userManifestWith(accountFields, todoEntity);
 
 /** The same app plus a Profile whose `userId` references User. */
 const referencingManifest = {

@@ -1,15 +1,9 @@
-import type { AddressInfo } from "node:net";
-import express from "express";
+import { closeFakeServers } from "@svc/tooling/http-server";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  type AuthRouterOptions,
-  authErrorHandler,
-  authenticate,
-  createAuthRouter,
-  sessionResolver,
-} from "../src/express.js";
+import type { AuthRouterOptions } from "../src/express.js";
 import type { Auth } from "../src/index.js";
 import { type AuthFixture, databases, useAuthFixture } from "./fixture.js";
+import { serveAuthRouter } from "./serve-auth-router.js";
 
 // The sign-in lockout policy over HTTP: a per-account-and-address limit that
 // only holds back the caller who guesses, and an account-wide cap on failed
@@ -23,34 +17,17 @@ const PASSWORD = "the owner's long password";
 const WRONG = "not the password at all";
 const HOME = "198.51.100.7";
 
-const servers: ReturnType<ReturnType<typeof express>["listen"]>[] = [];
-afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    await new Promise((resolve) => server.close(resolve));
-  }
-});
+afterEach(closeFakeServers);
 
 /** Serves `auth`'s router (limits on, the fixture's clock) behind a trusted proxy. */
-async function serve(
+function serve(
   f: AuthFixture,
   options: { auth?: Auth; rateLimit?: Exclude<AuthRouterOptions["rateLimit"], false> } = {},
 ): Promise<string> {
-  const auth = options.auth ?? f.createAuth({ devMode: true });
-  const app = express();
-  app.set("trust proxy", true);
-  app.use(authenticate({ resolvers: [sessionResolver(auth)] }));
-  app.use(
-    createAuthRouter(auth, {
-      cookie: { sameSite: "lax", secure: false },
-      trustedOrigins: [],
-      rateLimit: { now: f.clock.now, ...options.rateLimit },
-    }),
-  );
-  app.use(authErrorHandler(() => {}));
-  const server = app.listen(0, "127.0.0.1");
-  servers.push(server);
-  await new Promise((resolve) => server.once("listening", resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return serveAuthRouter(options.auth ?? f.createAuth({ devMode: true }), {
+    trustProxy: true,
+    router: { rateLimit: { now: f.clock.now, ...options.rateLimit } },
+  });
 }
 
 interface Answer {

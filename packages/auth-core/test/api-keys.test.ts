@@ -1,6 +1,7 @@
 import { type AuthContext, adminAuth, anonymousAuth, createAuthContext } from "@svc/schema";
 import { describe, expect, it } from "vitest";
 import type { ApiKeyRecord, NewApiKey } from "../src/index.js";
+import { plainUserContext } from "./contexts.js";
 import {
   type AuthFixture,
   databases,
@@ -125,16 +126,9 @@ describe.each(databases)("API keys on $name", (database) => {
     const f = fixture();
     const { context, userId } = await f.signIn("a@example.com");
     const created = await f.auth.createApiKey(context, { name: "bot" });
-    expect(await f.auth.resolveApiKey(created.key)).toEqual({
-      userId,
-      tenantId: null,
-      roles: [],
-      entitlements: [],
-      isAdmin: false,
-      isGuest: false,
-      via: "api-key",
-      sessionId: null,
-    });
+    expect(await f.auth.resolveApiKey(created.key)).toEqual(
+      plainUserContext(userId, "api-key", null),
+    );
     // Tokens of other kinds are not the API key resolver's business.
     expect(await f.auth.resolveApiKey("svc_abc")).toBeNull();
     expect(await f.auth.resolveApiKey("a.b.c")).toBeNull();

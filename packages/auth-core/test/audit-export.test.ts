@@ -10,6 +10,7 @@ import {
   useAuthFixture,
   userManifest,
 } from "./fixture.js";
+import { todoEntity } from "./manifests.js";
 
 // The audit trail and the admin export in the core, on every database: what
 // each flow records, newest first with cursors, who sees what, and an export
@@ -24,13 +25,7 @@ const manifest = {
   ...userManifest,
   entities: [
     ...userManifest.entities,
-    {
-      name: "Todo",
-      fields: [
-        { name: "title", type: "string" },
-        { name: "ownerId", type: "string", owner: true },
-      ],
-    },
+    todoEntity,
     // No owner field: never part of an export.
     { name: "Note", fields: [{ name: "text", type: "string" }] },
   ],

@@ -142,23 +142,29 @@ describe.each(databases)("code states on $name", (database) => {
   const fixture = useAuthFixture(database);
 
   describe.each(flows)("$name", (spec) => {
-    it("issued -> consumed by the right code, and only once", async () => {
+    /** A fresh fixture with one code sent through the flow. */
+    async function sent() {
       const f = fixture();
       const flow = await spec.open(f);
       await flow.send();
-      const secret = flow.secret();
+      return { f, flow, secret: flow.secret() };
+    }
+
+    async function expectInvalid(verified: Promise<unknown>): Promise<void> {
+      await expectAuthError(verified, spec.invalid, spec.invalidStatus);
+    }
+
+    it("issued -> consumed by the right code, and only once", async () => {
+      const { f, flow, secret } = await sent();
       f.clock.advance(30_000);
       await flow.expectAccepted(await flow.verify(secret));
-      await expectAuthError(flow.verify(secret), spec.invalid, spec.invalidStatus);
+      await expectInvalid(flow.verify(secret));
     });
 
     it("a wrong code keeps it issued with INVALID_CODE for attempts 1..5, then even the right one is 429", async () => {
-      const f = fixture();
-      const flow = await spec.open(f);
-      await flow.send();
-      const secret = flow.secret();
+      const { f, flow, secret } = await sent();
       for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-        await expectAuthError(flow.verify(flow.wrong(secret)), spec.invalid, spec.invalidStatus);
+        await expectInvalid(flow.verify(flow.wrong(secret)));
         expect(await attemptsOf(f, flow)).toBe(attempt);
       }
       const retryAfter = await expectRateLimited(flow.verify(secret));
@@ -172,12 +178,9 @@ describe.each(databases)("code states on $name", (database) => {
     });
 
     it("after 4 wrong attempts (fewer than 5) the right code is still accepted", async () => {
-      const f = fixture();
-      const flow = await spec.open(f);
-      await flow.send();
-      const secret = flow.secret();
+      const { flow, secret } = await sent();
       for (let attempt = 1; attempt < MAX_ATTEMPTS; attempt++) {
-        await expectAuthError(flow.verify(flow.wrong(secret)), spec.invalid, spec.invalidStatus);
+        await expectInvalid(flow.verify(flow.wrong(secret)));
       }
       await flow.expectAccepted(await flow.verify(secret));
     });
@@ -189,23 +192,17 @@ describe.each(databases)("code states on $name", (database) => {
     ])(
       "$elapsed ms after the send the right code is accepted: $accepted",
       async ({ elapsed, accepted }) => {
-        const f = fixture();
-        const flow = await spec.open(f);
-        await flow.send();
-        const secret = flow.secret();
+        const { f, flow, secret } = await sent();
         f.clock.advance(elapsed);
         if (accepted) await flow.expectAccepted(await flow.verify(secret));
-        else await expectAuthError(flow.verify(secret), spec.invalid, spec.invalidStatus);
+        else await expectInvalid(flow.verify(secret));
       },
     );
 
     it("a burned code is replaced by a new send once the cooldown has passed", async () => {
-      const f = fixture();
-      const flow = await spec.open(f);
-      await flow.send();
-      const burned = flow.secret();
+      const { f, flow, secret: burned } = await sent();
       for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-        await expectAuthError(flow.verify(flow.wrong(burned)), spec.invalid, spec.invalidStatus);
+        await expectInvalid(flow.verify(flow.wrong(burned)));
       }
       f.clock.advance(SEND_COOLDOWN_MS);
       await flow.send();
@@ -215,10 +212,7 @@ describe.each(databases)("code states on $name", (database) => {
     });
 
     it("a new send after the cooldown replaces the previous code", async () => {
-      const f = fixture();
-      const flow = await spec.open(f);
-      await flow.send();
-      const first = flow.secret();
+      const { f, flow, secret: first } = await sent();
       // Six random digits repeat once in a million sends: send again until they differ.
       let second = first;
       while (second === first) {
@@ -226,7 +220,7 @@ describe.each(databases)("code states on $name", (database) => {
         await flow.send();
         second = flow.secret();
       }
-      await expectAuthError(flow.verify(first), spec.invalid, spec.invalidStatus);
+      await expectInvalid(flow.verify(first));
       await flow.expectAccepted(await flow.verify(second));
     });
   });

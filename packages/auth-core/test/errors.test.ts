@@ -13,8 +13,8 @@ import {
   expectAuthError,
   sessionOf,
   useAuthFixture,
-  userManifest,
 } from "./fixture.js";
+import { accountFields, userManifestWith } from "./manifests.js";
 
 // Every error code the framework-free core throws, with its status, on every
 // database. (CAPTCHA_FAILED, CSRF_FAILED, INVALID_JSON, INVALID_TOKEN,
@@ -51,14 +51,23 @@ async function guestContext(f: AuthFixture): Promise<AuthContext> {
   return context;
 }
 
+/** One case per value, all expecting `code`, each named and run with its value. */
+function eachValue<V>(
+  values: readonly V[],
+  code: AuthErrorCode,
+  name: (value: V) => string,
+  run: (f: AuthFixture, value: V) => Promise<unknown>,
+): ErrorCase[] {
+  return values.map((value) => ({ name: name(value), code, run: (f) => run(f, value) }));
+}
+
 const cases: readonly ErrorCase[] = [
   // Email addresses.
-  ...[undefined, null, "", "   "].map(
-    (email): ErrorCase => ({
-      name: `magic send with email ${JSON.stringify(email)}`,
-      code: "MISSING_EMAIL",
-      run: (f) => f.auth.sendMagicCode({ email }, noDevCode),
-    }),
+  ...eachValue(
+    [undefined, null, "", "   "],
+    "MISSING_EMAIL",
+    (email) => `magic send with email ${JSON.stringify(email)}`,
+    (f, email) => f.auth.sendMagicCode({ email }, noDevCode),
   ),
   {
     name: "magic verify without email",
@@ -80,20 +89,19 @@ const cases: readonly ErrorCase[] = [
     code: "MISSING_EMAIL",
     run: (f) => f.auth.sendMagicLink({}, { ...link, ...noDevCode }),
   },
-  ...[
-    "not-an-email",
-    "a@b",
-    "a b@example.com",
-    "a@@example.com",
-    `${"a".repeat(250)}@example.com`,
-    42,
-    ["a@example.com"],
-  ].map(
-    (email): ErrorCase => ({
-      name: `magic send with email ${JSON.stringify(email).slice(0, 40)}`,
-      code: "INVALID_EMAIL",
-      run: (f) => f.auth.sendMagicCode({ email }, noDevCode),
-    }),
+  ...eachValue(
+    [
+      "not-an-email",
+      "a@b",
+      "a b@example.com",
+      "a@@example.com",
+      `${"a".repeat(250)}@example.com`,
+      42,
+      ["a@example.com"],
+    ],
+    "INVALID_EMAIL",
+    (email) => `magic send with email ${JSON.stringify(email).slice(0, 40)}`,
+    (f, email) => f.auth.sendMagicCode({ email }, noDevCode),
   ),
   {
     name: "register with an invalid email",
@@ -101,12 +109,11 @@ const cases: readonly ErrorCase[] = [
     run: (f) => f.auth.registerPassword({ email: "nope", password: PASSWORD }, {}),
   },
   // Codes.
-  ...[undefined, null, "", "   "].map(
-    (code): ErrorCase => ({
-      name: `magic verify with code ${JSON.stringify(code)}`,
-      code: "MISSING_CODE",
-      run: (f) => f.auth.verifyMagicCode({ email: "a@example.com", code }, {}),
-    }),
+  ...eachValue(
+    [undefined, null, "", "   "],
+    "MISSING_CODE",
+    (code) => `magic verify with code ${JSON.stringify(code)}`,
+    (f, code) => f.auth.verifyMagicCode({ email: "a@example.com", code }, {}),
   ),
   {
     name: "email verify without code",
@@ -150,12 +157,11 @@ const cases: readonly ErrorCase[] = [
     },
   },
   // Passwords.
-  ...[undefined, null, ""].map(
-    (password): ErrorCase => ({
-      name: `register with password ${JSON.stringify(password)}`,
-      code: "MISSING_PASSWORD",
-      run: (f) => f.auth.registerPassword({ email: "a@example.com", password }, {}),
-    }),
+  ...eachValue(
+    [undefined, null, ""],
+    "MISSING_PASSWORD",
+    (password) => `register with password ${JSON.stringify(password)}`,
+    (f, password) => f.auth.registerPassword({ email: "a@example.com", password }, {}),
   ),
   {
     name: "login without password",
@@ -284,43 +290,33 @@ const cases: readonly ErrorCase[] = [
       return f.auth.verifyMagicLink({ email: "b@example.com", token }, {});
     },
   },
-  ...[
-    "https://evil.example/after",
-    "//evil.example/after",
-    "/\\evil.example",
-    "javascript:alert(1)",
-    "ftp://app.example/x",
-    "",
-    42,
-  ].map(
-    (callback): ErrorCase => ({
-      name: `link send with callback ${JSON.stringify(callback)}`,
-      code: "INVALID_REDIRECT",
-      run: (f) =>
-        f.auth.sendMagicLink({ email: "a@example.com", callback }, { ...link, ...noDevCode }),
-    }),
+  ...eachValue(
+    [
+      "https://evil.example/after",
+      "//evil.example/after",
+      "/\\evil.example",
+      "javascript:alert(1)",
+      "ftp://app.example/x",
+      "",
+      42,
+    ],
+    "INVALID_REDIRECT",
+    (callback) => `link send with callback ${JSON.stringify(callback)}`,
+    (f, callback) =>
+      f.auth.sendMagicLink({ email: "a@example.com", callback }, { ...link, ...noDevCode }),
   ),
   // Phones.
-  ...[undefined, null, ""].map(
-    (phone): ErrorCase => ({
-      name: `phone send with phone ${JSON.stringify(phone)}`,
-      code: "MISSING_PHONE",
-      run: (f) => f.auth.sendPhoneCode({ phone }, noDevCode),
-    }),
+  ...eachValue(
+    [undefined, null, ""],
+    "MISSING_PHONE",
+    (phone) => `phone send with phone ${JSON.stringify(phone)}`,
+    (f, phone) => f.auth.sendPhoneCode({ phone }, noDevCode),
   ),
-  ...[
-    "12345",
-    "4155550100",
-    "+0415555010",
-    "+1415555010012345",
-    "+1 415 CALL NOW",
-    14155550100,
-  ].map(
-    (phone): ErrorCase => ({
-      name: `phone send with phone ${JSON.stringify(phone)}`,
-      code: "INVALID_PHONE",
-      run: (f) => f.auth.sendPhoneCode({ phone }, noDevCode),
-    }),
+  ...eachValue(
+    ["12345", "4155550100", "+0415555010", "+1415555010012345", "+1 415 CALL NOW", 14155550100],
+    "INVALID_PHONE",
+    (phone) => `phone send with phone ${JSON.stringify(phone)}`,
+    (f, phone) => f.auth.sendPhoneCode({ phone }, noDevCode),
   ),
   {
     name: "phone verify without a code",
@@ -421,35 +417,31 @@ const cases: readonly ErrorCase[] = [
       run: async (f) => run(f, anonymousAuth),
     },
   ]),
-  ...["pk.", "pk.key_short.secret", `pk.key_${"a".repeat(24)}.${"A".repeat(43)}`].map(
-    (token): ErrorCase => ({
-      name: `API key ${token.slice(0, 20)}…`,
-      code: "INVALID_API_KEY",
-      run: (f) => f.auth.resolveApiKey(token),
-    }),
+  ...eachValue(
+    ["pk.", "pk.key_short.secret", `pk.key_${"a".repeat(24)}.${"A".repeat(43)}`],
+    "INVALID_API_KEY",
+    (token) => `API key ${token.slice(0, 20)}…`,
+    (f, token) => f.auth.resolveApiKey(token),
   ),
-  ...[{}, { name: "" }, { name: "n".repeat(101) }].map(
-    (body): ErrorCase => ({
-      name: `key create with ${JSON.stringify(body).slice(0, 30)}`,
-      code: "INVALID_KEY_NAME",
-      run: async (f) => f.auth.createApiKey((await f.signIn("a@example.com")).context, body),
-    }),
+  ...eachValue(
+    [{}, { name: "" }, { name: "n".repeat(101) }],
+    "INVALID_KEY_NAME",
+    (body) => `key create with ${JSON.stringify(body).slice(0, 30)}`,
+    async (f, body) => f.auth.createApiKey((await f.signIn("a@example.com")).context, body),
   ),
-  ...[7, "s".repeat(1001)].map(
-    (scopes): ErrorCase => ({
-      name: `key create with scopes ${JSON.stringify(scopes).slice(0, 12)}`,
-      code: "INVALID_SCOPES",
-      run: async (f) =>
-        f.auth.createApiKey((await f.signIn("a@example.com")).context, { name: "k", scopes }),
-    }),
+  ...eachValue(
+    [7, "s".repeat(1001)],
+    "INVALID_SCOPES",
+    (scopes) => `key create with scopes ${JSON.stringify(scopes).slice(0, 12)}`,
+    async (f, scopes) =>
+      f.auth.createApiKey((await f.signIn("a@example.com")).context, { name: "k", scopes }),
   ),
-  ...[0, 1.5, "2100000000"].map(
-    (expires_at): ErrorCase => ({
-      name: `key create with expires_at ${JSON.stringify(expires_at)}`,
-      code: "INVALID_EXPIRY",
-      run: async (f) =>
-        f.auth.createApiKey((await f.signIn("a@example.com")).context, { name: "k", expires_at }),
-    }),
+  ...eachValue(
+    [0, 1.5, "2100000000"],
+    "INVALID_EXPIRY",
+    (expires_at) => `key create with expires_at ${JSON.stringify(expires_at)}`,
+    async (f, expires_at) =>
+      f.auth.createApiKey((await f.signIn("a@example.com")).context, { name: "k", expires_at }),
   ),
   {
     name: "revoke of another user's key",
@@ -465,12 +457,11 @@ const cases: readonly ErrorCase[] = [
     code: "NOT_FOUND",
     run: (f) => f.auth.exportUser("0".repeat(40)),
   },
-  ...[{ limit: 0 }, { limit: 201 }, { limit: "x" }, { cursor: "nope" }].map(
-    (query): ErrorCase => ({
-      name: `audit list with ${JSON.stringify(query)}`,
-      code: "INVALID_QUERY",
-      run: async (f) => f.auth.listAudit((await f.signIn("a@example.com")).context, query),
-    }),
+  ...eachValue(
+    [{ limit: 0 }, { limit: 201 }, { limit: "x" }, { cursor: "nope" }],
+    "INVALID_QUERY",
+    (query) => `audit list with ${JSON.stringify(query)}`,
+    async (f, query) => f.auth.listAudit((await f.signIn("a@example.com")).context, query),
   ),
 ];
 
@@ -636,18 +627,7 @@ describe.each(databases)("an app without a User entity on $name", (database) => 
 
 describe.each(databases)("a User without a phone field on $name", (database) => {
   const fixture = useAuthFixture(database, {
-    manifest: {
-      ...userManifest,
-      entities: [
-        {
-          name: "User",
-          fields: [
-            { name: "email", type: "string", unique: true },
-            { name: "emailVerified", type: "string", optional: true },
-          ],
-        },
-      ],
-    },
+    manifest: userManifestWith(accountFields),
   });
 
   it("phone send and verify are 501 USER_ENTITY_MISSING", async () => {
@@ -668,10 +648,7 @@ describe.each(databases)("a User without a phone field on $name", (database) => 
 
 describe.each(databases)("a User without emailVerified on $name", (database) => {
   const fixture = useAuthFixture(database, {
-    manifest: {
-      ...userManifest,
-      entities: [{ name: "User", fields: [{ name: "email", type: "string", unique: true }] }],
-    },
+    manifest: userManifestWith([{ name: "email", type: "string", unique: true }]),
   });
 
   it("email verify is 500 PERSIST_FAILED and leaves the code unspent", async () => {
@@ -701,19 +678,11 @@ describe.each(databases)("a User without emailVerified on $name", (database) => 
 
 describe.each(databases)("a User whose email is optional on $name", (database) => {
   const fixture = useAuthFixture(database, {
-    manifest: {
-      ...userManifest,
-      entities: [
-        {
-          name: "User",
-          fields: [
-            { name: "email", type: "string", unique: true, optional: true },
-            { name: "emailVerified", type: "string", optional: true },
-            { name: "phone", type: "string", optional: true },
-          ],
-        },
-      ],
-    },
+    manifest: userManifestWith([
+      { name: "email", type: "string", unique: true, optional: true },
+      { name: "emailVerified", type: "string", optional: true },
+      { name: "phone", type: "string", optional: true },
+    ]),
   });
 
   it("a phone sign-in creates a User without email, whose send-verification is 400 MISSING_EMAIL", async () => {

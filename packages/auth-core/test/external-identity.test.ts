@@ -14,6 +14,7 @@ import {
   totpCodeAt,
   useAuthFixture,
 } from "./fixture.js";
+import { accountFields, userManifestWith } from "./manifests.js";
 
 // External identities (OAuth, OpenID Connect) becoming users, links and
 // sessions, on every database: a verified email links, an unverified one
@@ -349,22 +350,11 @@ describe.each(databases)("signInWithIdentity without a User entity on $name", (d
 
 describe.each(databases)("signInWithIdentity with profile fields on $name", (database) => {
   const fixture = useAuthFixture(database, {
-    manifest: {
-      manifest_version: 1,
-      name: "profiles",
-      version: "1",
-      entities: [
-        {
-          name: "User",
-          fields: [
-            { name: "email", type: "string", unique: true },
-            { name: "emailVerified", type: "string", optional: true },
-            { name: "name", type: "string", optional: true },
-            { name: "image", type: "string", optional: true },
-          ],
-        },
-      ],
-    },
+    manifest: userManifestWith([
+      ...accountFields,
+      { name: "name", type: "string", optional: true },
+      { name: "image", type: "string", optional: true },
+    ]),
   });
 
   it("a new user gets the provider's name and picture; an existing user keeps its own", async () => {

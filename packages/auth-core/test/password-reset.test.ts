@@ -1,6 +1,6 @@
 import { type AuthContext, adminAuth, anonymousAuth, createAuthContext } from "@svc/schema";
 import { describe, expect, it } from "vitest";
-import { CODE_TTL_MS, MAX_ATTEMPTS, SEND_COOLDOWN_MS } from "../src/index.js";
+import { type ClientInfo, CODE_TTL_MS, MAX_ATTEMPTS, SEND_COOLDOWN_MS } from "../src/index.js";
 import {
   type AuthFixture,
   databases,
@@ -60,6 +60,15 @@ async function snapshot(f: AuthFixture, userId: string) {
     sessions: (await f.tables.selectFrom("svc_sessions").select("id").execute()).length,
     audit: (await f.auth.listAudit(adminAuth, { user_id: userId })).events.length,
   };
+}
+
+/** The old password is refused (when `oldFrom` tries it) and the new one signs in. */
+async function expectOnlyNewPasswordWorks(f: AuthFixture, oldFrom: ClientInfo = CLIENT) {
+  await expectAuthError(
+    f.auth.loginPassword({ email: EMAIL, password: OLD }, oldFrom),
+    "INVALID_CREDENTIALS",
+  );
+  sessionOf(await f.auth.loginPassword({ email: EMAIL, password: NEW }, CLIENT));
 }
 
 /** Sends a reset code to `email` and returns it (read from the inbox). */
@@ -179,11 +188,7 @@ describe.each(databases)("password reset on $name", (database) => {
       verifiedAt,
     );
 
-    await expectAuthError(
-      f.auth.loginPassword({ email: EMAIL, password: OLD }, CLIENT),
-      "INVALID_CREDENTIALS",
-    );
-    sessionOf(await f.auth.loginPassword({ email: EMAIL, password: NEW }, CLIENT));
+    await expectOnlyNewPasswordWorks(f);
     expect(await events(f, first.userId, "PasswordReset")).toEqual([
       expect.objectContaining({
         at: new Date(f.clock.now()).toISOString(),
@@ -215,11 +220,7 @@ describe.each(databases)("password reset on $name", (database) => {
     });
     expect(await f.auth.resolveSession(registered.token)).toBeNull();
     await expectAuthError(f.auth.resolveApiKey(key.key), "INVALID_API_KEY");
-    await expectAuthError(
-      f.auth.loginPassword({ email: EMAIL, password: OLD }, attacker),
-      "INVALID_CREDENTIALS",
-    );
-    sessionOf(await f.auth.loginPassword({ email: EMAIL, password: NEW }, CLIENT));
+    await expectOnlyNewPasswordWorks(f, attacker);
     expect(await events(f, owner.user_id, "AccountClaim")).toEqual([
       expect.objectContaining({
         data: {
@@ -376,11 +377,7 @@ describe.each(databases)("password change on $name", (database) => {
     expect(await f.auth.resolveSession(here.token)).not.toBeNull();
     expect(await f.auth.resolveSession(other.token)).toBeNull();
     expect(await f.auth.resolveApiKey(key.key)).not.toBeNull();
-    await expectAuthError(
-      f.auth.loginPassword({ email: EMAIL, password: OLD }, CLIENT),
-      "INVALID_CREDENTIALS",
-    );
-    sessionOf(await f.auth.loginPassword({ email: EMAIL, password: NEW }, CLIENT));
+    await expectOnlyNewPasswordWorks(f);
     expect(await events(f, here.userId, "PasswordChange")).toEqual([
       expect.objectContaining({
         data: { sessions: 1, session_id: here.context.sessionId },

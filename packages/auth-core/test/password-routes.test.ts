@@ -1,16 +1,9 @@
-import type { AddressInfo } from "node:net";
-import express from "express";
+import { closeFakeServers } from "@svc/tooling/http-server";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  type AuthRouterOptions,
-  apiKeyResolver,
-  authErrorHandler,
-  authenticate,
-  createAuthRouter,
-  sessionResolver,
-} from "../src/express.js";
+import { type AuthRouterOptions, apiKeyResolver, sessionResolver } from "../src/express.js";
 import type { Auth } from "../src/index.js";
 import { type AuthFixture, databases, useAuthFixture } from "./fixture.js";
+import { serveAuthRouter } from "./serve-auth-router.js";
 
 // The three password routes through the express router, over HTTP: bodies,
 // status codes, the error envelope, cookies, the CAPTCHA gate and the
@@ -20,34 +13,18 @@ const EMAIL = "ada@example.com";
 const OLD = "the old long password";
 const NEW = "the new long password";
 
-const servers: ReturnType<ReturnType<typeof express>["listen"]>[] = [];
-afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    await new Promise((resolve) => server.close(resolve));
-  }
-});
+afterEach(closeFakeServers);
 
 /** Serves `auth` (dev mode by default) on a loopback port; resolves with its base address. */
-async function serve(
+function serve(
   f: AuthFixture,
   options: { auth?: Auth; router?: Partial<AuthRouterOptions> } = {},
 ): Promise<string> {
   const auth = options.auth ?? f.createAuth({ devMode: true });
-  const app = express();
-  app.use(authenticate({ resolvers: [apiKeyResolver(auth), sessionResolver(auth)] }));
-  app.use(
-    createAuthRouter(auth, {
-      cookie: { sameSite: "lax", secure: false },
-      trustedOrigins: [],
-      rateLimit: false,
-      ...options.router,
-    }),
-  );
-  app.use(authErrorHandler(() => {}));
-  const server = app.listen(0, "127.0.0.1");
-  servers.push(server);
-  await new Promise((resolve) => server.once("listening", resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return serveAuthRouter(auth, {
+    router: options.router,
+    resolvers: [apiKeyResolver(auth), sessionResolver(auth)],
+  });
 }
 
 async function call(

@@ -2,6 +2,7 @@ import { adminAuth, anonymousAuth } from "@svc/schema";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_SESSION_LIFETIME_SECS } from "../src/index.js";
 import { SESSION_CACHE_TTL_MS } from "../src/session-cache.js";
+import { plainUserContext } from "./contexts.js";
 import {
   databases,
   expectAuthError,
@@ -24,16 +25,7 @@ describe.each(databases)("sessions on $name", (database) => {
     const f = fixture();
     const { token, userId, context } = await f.signIn("a@example.com");
     expect(token).toMatch(TOKEN);
-    expect(context).toEqual({
-      userId,
-      tenantId: null,
-      roles: [],
-      entitlements: [],
-      isAdmin: false,
-      isGuest: false,
-      via: "session",
-      sessionId: sha256Hex(token),
-    });
+    expect(context).toEqual(plainUserContext(userId, "session", sha256Hex(token)));
   });
 
   it("the sign-in answer's expires_at is the lifetime after the clock, in unix seconds", async () => {

@@ -1,15 +1,9 @@
-import type { AddressInfo } from "node:net";
-import express from "express";
+import { closeFakeServers } from "@svc/tooling/http-server";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  type AuthRouterOptions,
-  authErrorHandler,
-  authenticate,
-  createAuthRouter,
-  sessionResolver,
-} from "../src/express.js";
+import type { AuthRouterOptions } from "../src/express.js";
 import type { Auth } from "../src/index.js";
 import { type AuthFixture, databases, useAuthFixture } from "./fixture.js";
+import { serveAuthRouter } from "./serve-auth-router.js";
 
 // Login CSRF (issue 21, finding 5): another site must not be able to sign a
 // browser into an account of its choosing. The sign-in routes that set the
@@ -22,30 +16,12 @@ const PUBLIC_URL = "https://api.example.com/base";
 const EVIL = "https://evil.example";
 const PASSWORD = "a long enough password";
 
-const servers: ReturnType<ReturnType<typeof express>["listen"]>[] = [];
-afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    await new Promise((resolve) => server.close(resolve));
-  }
-});
+afterEach(closeFakeServers);
 
-async function serve(auth: Auth, router: Partial<AuthRouterOptions> = {}): Promise<string> {
-  const app = express();
-  app.use(authenticate({ resolvers: [sessionResolver(auth)] }));
-  app.use(
-    createAuthRouter(auth, {
-      cookie: { sameSite: "lax", secure: false },
-      trustedOrigins: [TRUSTED],
-      publicURL: PUBLIC_URL,
-      rateLimit: false,
-      ...router,
-    }),
-  );
-  app.use(authErrorHandler(() => {}));
-  const server = app.listen(0, "127.0.0.1");
-  servers.push(server);
-  await new Promise((resolve) => server.once("listening", resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+function serve(auth: Auth, router: Partial<AuthRouterOptions> = {}): Promise<string> {
+  return serveAuthRouter(auth, {
+    router: { trustedOrigins: [TRUSTED], publicURL: PUBLIC_URL, ...router },
+  });
 }
 
 interface Answer {
@@ -161,6 +137,18 @@ describe.each(databases)("sign-in routes against login CSRF on $name", (database
     return { f, auth, base };
   }
 
+  /** A fresh server and a password login for a registered account, sent with `headers`. */
+  async function passwordLogin() {
+    const { f, auth, base } = await setUp();
+    const login = routes[2]?.[1];
+    if (login === undefined) throw new Error("no login route");
+    const body = await login.prepare(f, auth, ++counter);
+    return {
+      base,
+      send: (headers: Record<string, string>) => send(base, login.path, body, headers),
+    };
+  }
+
   it.each(routes)(
     "%s: refuses an untrusted Origin with a text/plain body, and spends nothing",
     async (_, route) => {
@@ -189,12 +177,9 @@ describe.each(databases)("sign-in routes against login CSRF on $name", (database
   });
 
   it("refuses a trusted Origin whose body is not declared JSON (a form on that page)", async () => {
-    const { f, auth, base } = await setUp();
-    const login = routes[2]?.[1];
-    if (login === undefined) throw new Error("no login route");
-    const body = await login.prepare(f, auth, ++counter);
+    const login = await passwordLogin();
     for (const type of ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data"]) {
-      const refused = await send(base, login.path, body, { origin: TRUSTED, "content-type": type });
+      const refused = await login.send({ origin: TRUSTED, "content-type": type });
       expect(refused, type).toMatchObject({
         status: 403,
         body: { error: { code: "CSRF_FAILED" } },
@@ -217,6 +202,7 @@ describe.each(databases)("sign-in routes against login CSRF on $name", (database
 
   it.each([
     ["a trusted origin", () => ({ origin: TRUSTED, ...JSON_TYPE })],
+    ["the server's own origin", (base: string) => ({ origin: base, ...JSON_TYPE })],
     [
       "the public URL's origin (a proxy rewrote Host)",
       () => ({ origin: "https://api.example.com", ...JSON_TYPE }),
@@ -224,37 +210,20 @@ describe.each(databases)("sign-in routes against login CSRF on $name", (database
     ["Sec-Fetch-Site: same-origin", () => ({ "sec-fetch-site": "same-origin", ...JSON_TYPE })],
     ["no Origin (a native client)", () => JSON_TYPE],
   ])("signs in with the cookie for %s", async (_, headersOf) => {
-    const { f, auth, base } = await setUp();
-    const login = routes[2]?.[1];
-    if (login === undefined) throw new Error("no login route");
-    const body = await login.prepare(f, auth, ++counter);
-    const answer = await send(base, login.path, body, headersOf());
-    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-    expect(answer.cookie).toMatch(/^svc_session=svc_/);
-  });
-
-  it("signs in with the cookie from the server's own origin", async () => {
-    const { f, auth, base } = await setUp();
-    const body = await routes[2]?.[1].prepare(f, auth, ++counter);
-    const answer = await send(base, "/api/auth/password/login", body, {
-      origin: base,
-      ...JSON_TYPE,
-    });
+    const login = await passwordLogin();
+    const answer = await login.send(headersOf(login.base));
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     expect(answer.cookie).toMatch(/^svc_session=svc_/);
   });
 
   it("answers a native client's non-JSON body (curl -d) with the token but no cookie", async () => {
-    const { f, auth, base } = await setUp();
-    const body = await routes[2]?.[1].prepare(f, auth, ++counter);
-    const answer = await send(base, "/api/auth/password/login", body, {
-      "content-type": "application/x-www-form-urlencoded",
-    });
+    const login = await passwordLogin();
+    const answer = await login.send({ "content-type": "application/x-www-form-urlencoded" });
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     expect(answer.body.token).toMatch(/^svc_/);
     expect(answer.cookie).toBeUndefined();
     // A guest sign-in without a body still gets its cookie.
-    const guest = await send(base, "/api/auth/guest", undefined, {});
+    const guest = await send(login.base, "/api/auth/guest", undefined, {});
     expect(guest.status).toBe(200);
     expect(guest.cookie).toMatch(/^svc_session=svc_/);
   });
@@ -279,20 +248,17 @@ describe.each(databases)("sign-in routes against login CSRF on $name", (database
 
   it("guards TOTP verify, which also sets the cookie", async () => {
     const { base } = await setUp();
-    const refused = await send(
-      base,
-      "/api/auth/totp/verify",
-      { challenge: "x", code: "123456" },
-      { origin: EVIL, ...JSON_TYPE },
-    );
+    const verifyFrom = (origin: string) =>
+      send(
+        base,
+        "/api/auth/totp/verify",
+        { challenge: "x", code: "123456" },
+        { origin, ...JSON_TYPE },
+      );
+    const refused = await verifyFrom(EVIL);
     expect(refused).toMatchObject({ status: 403, body: { error: { code: "CSRF_FAILED" } } });
     // From the app the request reaches the flow, which refuses the unknown challenge.
-    const reached = await send(
-      base,
-      "/api/auth/totp/verify",
-      { challenge: "x", code: "123456" },
-      { origin: TRUSTED, ...JSON_TYPE },
-    );
+    const reached = await verifyFrom(TRUSTED);
     expect(reached).toMatchObject({ status: 401, body: { error: { code: "INVALID_CHALLENGE" } } });
   });
 });

@@ -8,7 +8,7 @@ import { insertSession } from "../src/session-store.js";
 import { CHALLENGE_TTL_MS } from "../src/totp/challenges.js";
 import { createTotp, type Totp } from "../src/totp/create-totp.js";
 import { WRONG_CODE_WINDOW_MS } from "../src/totp/enrollment.js";
-import type { SecondFactorSignIn } from "../src/totp/second-factor.js";
+import type { SecondFactorSignIn, VerifyChallengeBody } from "../src/totp/second-factor.js";
 import type { TotpErrorCode } from "../src/totp/totp-errors.js";
 import { type TotpTables, totpMigrations } from "../src/totp/totp-tables.js";
 import { TRUSTED_DEVICE_TTL_MS } from "../src/totp/trusted-devices.js";
@@ -113,6 +113,42 @@ async function challengeFor(
   return required.challenge;
 }
 
+/** Starts a sign-in for `userId` and answers its challenge with `factor`. */
+async function signInWith(
+  totp: Totp,
+  userId: string,
+  factor: Omit<VerifyChallengeBody, "challenge">,
+): Promise<SecondFactorSignIn> {
+  return totp.verifyChallenge({ challenge: await challengeFor(totp, userId), ...factor }, DEVICE);
+}
+
+/** Answers `challenge` with the code the authenticator app shows at the fixture's clock. */
+function answerNow(
+  f: AuthFixture,
+  totp: Totp,
+  { challenge, secret }: { challenge: unknown; secret: string },
+): Promise<SecondFactorSignIn> {
+  return totp.verifyChallenge({ challenge, code: totpCodeAt(secret, f.clock.now()) }, DEVICE);
+}
+
+/** TOTP opened and a@example.com signed in, not enrolled. */
+async function openSignedIn(f: AuthFixture) {
+  const totp = await openTotp(f);
+  return { totp, user: await f.signIn("a@example.com") };
+}
+
+/** TOTP opened and on for a@example.com. */
+async function openEnabled(f: AuthFixture) {
+  const totp = await openTotp(f);
+  return { totp, ...(await enable(f, totp, "a@example.com")) };
+}
+
+/** TOTP on for a@example.com and a sign-in waiting on its challenge, where most tests start. */
+async function challenged(f: AuthFixture) {
+  const enabled = await openEnabled(f);
+  return { ...enabled, challenge: await challengeFor(enabled.totp, enabled.user.userId) };
+}
+
 async function expectSession(f: AuthFixture, signIn: SecondFactorSignIn, userId: string) {
   expect(signIn.user_id).toBe(userId);
   const context = await f.auth.resolveSession(signIn.token);
@@ -136,8 +172,7 @@ describe.each(databases)("TOTP on $name", (database) => {
   describe("enrolment", () => {
     it("enroll -> confirm turns TOTP on and answers 10 backup codes once", async () => {
       const f = fixture();
-      const totp = await openTotp(f);
-      const user = await f.signIn("a@example.com");
+      const { totp, user } = await openSignedIn(f);
       expect(await totp.status(user.context)).toEqual({ enabled: false, backup_codes_left: 0 });
 
       const enrolment = await totp.enroll(user.context);
@@ -170,8 +205,7 @@ describe.each(databases)("TOTP on $name", (database) => {
 
     it("stores the secret encrypted and the backup codes as HMACs only", async () => {
       const f = fixture();
-      const totp = await openTotp(f);
-      const { user, secret, backupCodes } = await enable(f, totp, "a@example.com");
+      const { user, secret, backupCodes } = await openEnabled(f);
       const row = await totpTables(f)
         .selectFrom("svc_totp")
         .selectAll()
@@ -206,8 +240,7 @@ describe.each(databases)("TOTP on $name", (database) => {
 
     it("enroll again replaces the pending secret", async () => {
       const f = fixture();
-      const totp = await openTotp(f);
-      const user = await f.signIn("a@example.com");
+      const { totp, user } = await openSignedIn(f);
       const first = await totp.enroll(user.context);
       const second = await totp.enroll(user.context);
       expect(second.secret).not.toBe(first.secret);
@@ -225,8 +258,7 @@ describe.each(databases)("TOTP on $name", (database) => {
 
     it("enroll while enabled is 409 TOTP_ALREADY_ENABLED, and so is confirm", async () => {
       const f = fixture();
-      const totp = await openTotp(f);
-      const { user, secret } = await enable(f, totp, "a@example.com");
+      const { totp, user, secret } = await openEnabled(f);
       await expectTotpError(totp.enroll(user.context), "TOTP_ALREADY_ENABLED");
       await expectTotpError(
         totp.confirm(user.context, { code: totpCodeAt(secret, f.clock.now()) }),
@@ -236,8 +268,7 @@ describe.each(databases)("TOTP on $name", (database) => {
 
     it("confirm without enroll is 400 TOTP_NOT_ENROLLED; without a code 400 MISSING_CODE", async () => {
       const f = fixture();
-      const totp = await openTotp(f);
-      const user = await f.signIn("a@example.com");
+      const { totp, user } = await openSignedIn(f);
       await expectTotpError(totp.confirm(user.context, { code: "123456" }), "TOTP_NOT_ENROLLED");
       await totp.enroll(user.context);
       await expectAuthError(totp.confirm(user.context, {}), "MISSING_CODE");
@@ -246,8 +277,7 @@ describe.each(databases)("TOTP on $name", (database) => {
 
     it("confirm accepts one step of drift and checks the injected clock", async () => {
       const f = fixture();
-      const totp = await openTotp(f);
-      const user = await f.signIn("a@example.com");
+      const { totp, user } = await openSignedIn(f);
       const { secret } = await totp.enroll(user.context);
       const now = f.clock.now();
       await expectTotpError(
@@ -265,8 +295,7 @@ describe.each(databases)("TOTP on $name", (database) => {
 
     it("5 wrong confirmations burn the pending secret: 429 even for the right code, until enroll", async () => {
       const f = fixture();
-      const totp = await openTotp(f);
-      const user = await f.signIn("a@example.com");
+      const { totp, user } = await openSignedIn(f);
       const { secret } = await totp.enroll(user.context);
       const wrong = wrongCodeAt(secret, f.clock.now());
       for (let i = 0; i < MAX_ATTEMPTS; i++) {
@@ -308,15 +337,13 @@ describe.each(databases)("TOTP on $name", (database) => {
   describe("sign-in challenge", () => {
     it("no TOTP: the gate lets the sign-in through", async () => {
       const f = fixture();
-      const totp = await openTotp(f);
-      const user = await f.signIn("a@example.com");
+      const { totp, user } = await openSignedIn(f);
       expect(await totp.gate.challenge(user.userId, DEVICE)).toBeNull();
     });
 
     it("enabled: the next sign-in is challenged; a TOTP code finishes it with a session", async () => {
       const f = fixture();
-      const totp = await openTotp(f);
-      const { user, secret } = await enable(f, totp, "a@example.com");
+      const { totp, user, secret } = await openEnabled(f);
       const required = await totp.gate.challenge(user.userId, DEVICE);
       expect(required).toEqual({
         second_factor_required: true,
@@ -345,9 +372,7 @@ describe.each(databases)("TOTP on $name", (database) => {
 
     it("the challenge is stored as an HMAC only", async () => {
       const f = fixture();
-      const totp = await openTotp(f);
-      const { user } = await enable(f, totp, "a@example.com");
-      const challenge = await challengeFor(totp, user.userId);
+      const { challenge } = await challenged(f);
       const rows = await totpTables(f).selectFrom("svc_totp_challenges").selectAll().execute();
       expect(rows).toHaveLength(1);
       expect(rows[0]?.id).toMatch(/^[0-9a-f]{64}$/);
@@ -357,15 +382,10 @@ describe.each(databases)("TOTP on $name", (database) => {
 
     it("a challenge is single use: 401 INVALID_CHALLENGE the second time", async () => {
       const f = fixture();
-      const totp = await openTotp(f);
-      const { user, secret, backupCodes } = await enable(f, totp, "a@example.com");
-      const challenge = await challengeFor(totp, user.userId);
-      await totp.verifyChallenge({ challenge, code: totpCodeAt(secret, f.clock.now()) }, DEVICE);
+      const { totp, secret, backupCodes, challenge } = await challenged(f);
+      await answerNow(f, totp, { challenge, secret });
       f.clock.advance(30_000);
-      await expectTotpError(
-        totp.verifyChallenge({ challenge, code: totpCodeAt(secret, f.clock.now()) }, DEVICE),
-        "INVALID_CHALLENGE",
-      );
+      await expectTotpError(answerNow(f, totp, { challenge, secret }), "INVALID_CHALLENGE");
       await expectTotpError(
         totp.verifyChallenge({ challenge, backup_code: backupCodes[0] }, DEVICE),
         "INVALID_CHALLENGE",
@@ -379,58 +399,37 @@ describe.each(databases)("TOTP on $name", (database) => {
       ["unknown", "A".repeat(43)],
     ])("a %s challenge is 401 INVALID_CHALLENGE", async (_label, challenge) => {
       const f = fixture();
-      const totp = await openTotp(f);
-      const { secret } = await enable(f, totp, "a@example.com");
-      await expectTotpError(
-        totp.verifyChallenge({ challenge, code: totpCodeAt(secret, f.clock.now()) }, DEVICE),
-        "INVALID_CHALLENGE",
-      );
+      const { totp, secret } = await openEnabled(f);
+      await expectTotpError(answerNow(f, totp, { challenge, secret }), "INVALID_CHALLENGE");
     });
 
     it("a challenge expires after 10 minutes", async () => {
       const f = fixture();
-      const totp = await openTotp(f);
-      const { user, secret } = await enable(f, totp, "a@example.com");
-      const challenge = await challengeFor(totp, user.userId);
+      const { totp, secret, challenge } = await challenged(f);
       f.clock.advance(CHALLENGE_TTL_MS);
-      await expectTotpError(
-        totp.verifyChallenge({ challenge, code: totpCodeAt(secret, f.clock.now()) }, DEVICE),
-        "INVALID_CHALLENGE",
-      );
+      await expectTotpError(answerNow(f, totp, { challenge, secret }), "INVALID_CHALLENGE");
     });
 
     it("a challenge just inside its 10 minutes still works", async () => {
       const f = fixture();
-      const totp = await openTotp(f);
-      const { user, secret } = await enable(f, totp, "a@example.com");
-      const challenge = await challengeFor(totp, user.userId);
+      const { totp, user, secret, challenge } = await challenged(f);
       f.clock.advance(CHALLENGE_TTL_MS - 1000);
-      const signIn = await totp.verifyChallenge(
-        { challenge, code: totpCodeAt(secret, f.clock.now()) },
-        DEVICE,
-      );
+      const signIn = await answerNow(f, totp, { challenge, secret });
       await expectSession(f, signIn, user.userId);
     });
 
     it("a challenge without a code is 400 MISSING_CODE and stays usable", async () => {
       const f = fixture();
-      const totp = await openTotp(f);
-      const { user, secret } = await enable(f, totp, "a@example.com");
-      const challenge = await challengeFor(totp, user.userId);
+      const { totp, user, secret, challenge } = await challenged(f);
       await expectAuthError(totp.verifyChallenge({ challenge }, DEVICE), "MISSING_CODE");
       await expectAuthError(totp.verifyChallenge({ challenge, code: "" }, DEVICE), "MISSING_CODE");
-      const signIn = await totp.verifyChallenge(
-        { challenge, code: totpCodeAt(secret, f.clock.now()) },
-        DEVICE,
-      );
+      const signIn = await answerNow(f, totp, { challenge, secret });
       await expectSession(f, signIn, user.userId);
     });
 
     it("wrong codes are 401 INVALID_TOTP; after 5 the challenge is burned (429, even the right code)", async () => {
       const f = fixture();
-      const totp = await openTotp(f);
-      const { user, secret } = await enable(f, totp, "a@example.com");
-      const challenge = await challengeFor(totp, user.userId);
+      const { totp, user, secret, challenge } = await challenged(f);
       const wrong = wrongCodeAt(secret, f.clock.now());
       for (let i = 0; i < MAX_ATTEMPTS - 1; i++) {
         await expectTotpError(
@@ -442,27 +441,18 @@ describe.each(databases)("TOTP on $name", (database) => {
         totp.verifyChallenge({ challenge, backup_code: "zzzzz-zzzzz" }, DEVICE),
         "INVALID_TOTP",
       );
-      await expectRateLimited(
-        totp.verifyChallenge({ challenge, code: totpCodeAt(secret, f.clock.now()) }, DEVICE),
-      );
+      await expectRateLimited(answerNow(f, totp, { challenge, secret }));
       // A new sign-in gets a new challenge, and the code works there.
       const fresh = await challengeFor(totp, user.userId);
-      const signIn = await totp.verifyChallenge(
-        { challenge: fresh, code: totpCodeAt(secret, f.clock.now()) },
-        DEVICE,
-      );
+      const signIn = await answerNow(f, totp, { challenge: fresh, secret });
       await expectSession(f, signIn, user.userId);
     });
 
     it("a code is accepted once (replay refused), the next step's code works", async () => {
       const f = fixture();
-      const totp = await openTotp(f);
-      const { user, secret } = await enable(f, totp, "a@example.com");
+      const { totp, user, secret } = await openEnabled(f);
       const code = totpCodeAt(secret, f.clock.now());
-      await totp.verifyChallenge(
-        { challenge: await challengeFor(totp, user.userId), code },
-        DEVICE,
-      );
+      await signInWith(totp, user.userId, { code });
       const second = await challengeFor(totp, user.userId);
       await expectTotpError(
         totp.verifyChallenge({ challenge: second, code }, DEVICE),
@@ -474,17 +464,13 @@ describe.each(databases)("TOTP on $name", (database) => {
         totp.verifyChallenge({ challenge: second, code }, DEVICE),
         "INVALID_TOTP",
       );
-      const signIn = await totp.verifyChallenge(
-        { challenge: second, code: totpCodeAt(secret, f.clock.now()) },
-        DEVICE,
-      );
+      const signIn = await answerNow(f, totp, { challenge: second, secret });
       await expectSession(f, signIn, user.userId);
     });
 
     it("the code that confirmed enrolment cannot sign in (same step)", async () => {
       const f = fixture();
-      const totp = await openTotp(f);
-      const user = await f.signIn("a@example.com");
+      const { totp, user } = await openSignedIn(f);
       const { secret } = await totp.enroll(user.context);
       const code = totpCodeAt(secret, f.clock.now());
       await totp.confirm(user.context, { code });
@@ -494,37 +480,22 @@ describe.each(databases)("TOTP on $name", (database) => {
 
     it("a challenge issued before TOTP was disabled is refused", async () => {
       const f = fixture();
-      const totp = await openTotp(f);
-      const { user, secret } = await enable(f, totp, "a@example.com");
-      const challenge = await challengeFor(totp, user.userId);
+      const { totp, user, secret, challenge } = await challenged(f);
       await totp.disable(user.context, { code: totpCodeAt(secret, f.clock.now()) });
       f.clock.advance(30_000);
-      await expectTotpError(
-        totp.verifyChallenge({ challenge, code: totpCodeAt(secret, f.clock.now()) }, DEVICE),
-        "INVALID_CHALLENGE",
-      );
+      await expectTotpError(answerNow(f, totp, { challenge, secret }), "INVALID_CHALLENGE");
     });
   });
 
   describe("backup codes", () => {
     it("a backup code signs in once; status counts it", async () => {
       const f = fixture();
-      const totp = await openTotp(f);
-      const { user, backupCodes } = await enable(f, totp, "a@example.com");
+      const { totp, user, backupCodes } = await openEnabled(f);
       const code = backupCodes[3] ?? "";
-      const signIn = await totp.verifyChallenge(
-        { challenge: await challengeFor(totp, user.userId), backup_code: code },
-        DEVICE,
-      );
+      const signIn = await signInWith(totp, user.userId, { backup_code: code });
       await expectSession(f, signIn, user.userId);
       expect(await totp.status(user.context)).toEqual({ enabled: true, backup_codes_left: 9 });
-      await expectTotpError(
-        totp.verifyChallenge(
-          { challenge: await challengeFor(totp, user.userId), backup_code: code },
-          DEVICE,
-        ),
-        "INVALID_TOTP",
-      );
+      await expectTotpError(signInWith(totp, user.userId, { backup_code: code }), "INVALID_TOTP");
       const events = await f.accountTables
         .selectFrom("svc_audit")
         .select("data")
@@ -537,13 +508,9 @@ describe.each(databases)("TOTP on $name", (database) => {
 
     it("is accepted in the code field too, in any case and grouping", async () => {
       const f = fixture();
-      const totp = await openTotp(f);
-      const { user, backupCodes } = await enable(f, totp, "a@example.com");
+      const { totp, user, backupCodes } = await openEnabled(f);
       const typed = (backupCodes[0] ?? "").toUpperCase().replace("-", " ");
-      const signIn = await totp.verifyChallenge(
-        { challenge: await challengeFor(totp, user.userId), code: typed },
-        DEVICE,
-      );
+      const signIn = await signInWith(totp, user.userId, { code: typed });
       await expectSession(f, signIn, user.userId);
     });
 
@@ -553,10 +520,7 @@ describe.each(databases)("TOTP on $name", (database) => {
       const a = await enable(f, totp, "a@example.com");
       const b = await enable(f, totp, "b@example.com");
       await expectTotpError(
-        totp.verifyChallenge(
-          { challenge: await challengeFor(totp, b.user.userId), backup_code: a.backupCodes[0] },
-          DEVICE,
-        ),
+        signInWith(totp, b.user.userId, { backup_code: a.backupCodes[0] }),
         "INVALID_TOTP",
       );
     });
@@ -564,14 +528,10 @@ describe.each(databases)("TOTP on $name", (database) => {
 
   describe("trusted devices", () => {
     async function trusted(f: AuthFixture, totp: Totp, enabled: Enabled) {
-      const signIn = await totp.verifyChallenge(
-        {
-          challenge: await challengeFor(totp, enabled.user.userId),
-          code: totpCodeAt(enabled.secret, f.clock.now()),
-          trust_device: true,
-        },
-        DEVICE,
-      );
+      const signIn = await signInWith(totp, enabled.user.userId, {
+        code: totpCodeAt(enabled.secret, f.clock.now()),
+        trust_device: true,
+      });
       const device = signIn.trusted_device;
       if (device === undefined) throw new Error("expected a trusted device");
       return { signIn, device };
@@ -579,8 +539,7 @@ describe.each(databases)("TOTP on $name", (database) => {
 
     it("trust_device answers a token for 30 days; the device then skips the challenge", async () => {
       const f = fixture();
-      const totp = await openTotp(f);
-      const enabled = await enable(f, totp, "a@example.com");
+      const { totp, ...enabled } = await openEnabled(f);
       const { signIn, device } = await trusted(f, totp, enabled);
       await expectSession(f, signIn, enabled.user.userId);
       expect(device.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -602,8 +561,7 @@ describe.each(databases)("TOTP on $name", (database) => {
 
     it("skips the challenge until 30 days are over, not after", async () => {
       const f = fixture();
-      const totp = await openTotp(f);
-      const enabled = await enable(f, totp, "a@example.com");
+      const { totp, ...enabled } = await openEnabled(f);
       const { device } = await trusted(f, totp, enabled);
       const client = { ...DEVICE, trustedDevice: device.token };
       f.clock.advance(TRUSTED_DEVICE_TTL_MS - 1000);
@@ -658,17 +616,12 @@ describe.each(databases)("TOTP on $name", (database) => {
   describe("disable", () => {
     it("needs a code: missing 400, wrong 401; with the right code everything goes", async () => {
       const f = fixture();
-      const totp = await openTotp(f);
-      const enabled = await enable(f, totp, "a@example.com");
+      const { totp, ...enabled } = await openEnabled(f);
       const { user, secret } = enabled;
-      await totp.verifyChallenge(
-        {
-          challenge: await challengeFor(totp, user.userId),
-          code: totpCodeAt(secret, f.clock.now()),
-          trust_device: true,
-        },
-        DEVICE,
-      );
+      await signInWith(totp, user.userId, {
+        code: totpCodeAt(secret, f.clock.now()),
+        trust_device: true,
+      });
       await challengeFor(totp, user.userId);
       f.clock.advance(30_000);
       await expectAuthError(totp.disable(user.context, {}), "MISSING_CODE");
@@ -700,12 +653,8 @@ describe.each(databases)("TOTP on $name", (database) => {
 
     it("accepts an unused backup code, not a used one", async () => {
       const f = fixture();
-      const totp = await openTotp(f);
-      const { user, backupCodes } = await enable(f, totp, "a@example.com");
-      await totp.verifyChallenge(
-        { challenge: await challengeFor(totp, user.userId), backup_code: backupCodes[0] },
-        DEVICE,
-      );
+      const { totp, user, backupCodes } = await openEnabled(f);
+      await signInWith(totp, user.userId, { backup_code: backupCodes[0] });
       await expectTotpError(totp.disable(user.context, { code: backupCodes[0] }), "INVALID_TOTP");
       expect(await totp.disable(user.context, { backup_code: backupCodes[1] })).toEqual({
         disabled: true,
@@ -714,20 +663,15 @@ describe.each(databases)("TOTP on $name", (database) => {
 
     it("refuses a code already used to sign in (replay)", async () => {
       const f = fixture();
-      const totp = await openTotp(f);
-      const { user, secret } = await enable(f, totp, "a@example.com");
+      const { totp, user, secret } = await openEnabled(f);
       const code = totpCodeAt(secret, f.clock.now());
-      await totp.verifyChallenge(
-        { challenge: await challengeFor(totp, user.userId), code },
-        DEVICE,
-      );
+      await signInWith(totp, user.userId, { code });
       await expectTotpError(totp.disable(user.context, { code }), "INVALID_TOTP");
     });
 
     it("without TOTP is 400 TOTP_NOT_ENROLLED (pending counts as not enrolled)", async () => {
       const f = fixture();
-      const totp = await openTotp(f);
-      const user = await f.signIn("a@example.com");
+      const { totp, user } = await openSignedIn(f);
       await expectTotpError(totp.disable(user.context, { code: "123456" }), "TOTP_NOT_ENROLLED");
       await totp.enroll(user.context);
       await expectTotpError(totp.disable(user.context, { code: "123456" }), "TOTP_NOT_ENROLLED");
@@ -735,8 +679,7 @@ describe.each(databases)("TOTP on $name", (database) => {
 
     it("5 wrong codes lock it for 15 minutes (429), then the right code works", async () => {
       const f = fixture();
-      const totp = await openTotp(f);
-      const { user, secret } = await enable(f, totp, "a@example.com");
+      const { totp, user, secret } = await openEnabled(f);
       for (let i = 0; i < MAX_ATTEMPTS; i++) {
         await expectTotpError(
           totp.disable(user.context, { code: wrongCodeAt(secret, f.clock.now()) }),
@@ -757,16 +700,11 @@ describe.each(databases)("TOTP on $name", (database) => {
 
     it("deleteForUser removes every trace (for account deletion)", async () => {
       const f = fixture();
-      const totp = await openTotp(f);
-      const { user, secret } = await enable(f, totp, "a@example.com");
-      await totp.verifyChallenge(
-        {
-          challenge: await challengeFor(totp, user.userId),
-          code: totpCodeAt(secret, f.clock.now()),
-          trust_device: true,
-        },
-        DEVICE,
-      );
+      const { totp, user, secret } = await openEnabled(f);
+      await signInWith(totp, user.userId, {
+        code: totpCodeAt(secret, f.clock.now()),
+        trust_device: true,
+      });
       const removed = await f.db
         .transaction()
         .execute((trx) => totp.deleteForUser(trx, user.userId));

@@ -1,5 +1,6 @@
 import { ConfigError } from "@svc/schema";
 import { closeFakeServers, recordingFetch, startFakeServer } from "@svc/tooling/http-server";
+import { thrownBy } from "@svc/tooling/thrown";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseCaptchaConfig } from "./captcha-config.js";
 
@@ -8,13 +9,7 @@ afterEach(closeFakeServers);
 const SECRET = "0xSECRET_value_1234";
 
 function configError(env: Record<string, string | undefined>): ConfigError {
-  try {
-    parseCaptchaConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error("expected a ConfigError");
+  return thrownBy(ConfigError, () => parseCaptchaConfig(env));
 }
 
 describe("parseCaptchaConfig", () => {

@@ -1,4 +1,5 @@
 import { ConfigError } from "@svc/schema";
+import { thrownBy } from "@svc/tooling/thrown";
 import { describe, expect, it } from "vitest";
 import { checkHeaderToken, parseHttpURL, readEnv, readEnvWithOverride } from "./env-values.js";
 
@@ -45,7 +46,7 @@ describe("parseHttpURL", () => {
     ["ftp://example.com/", "must be an absolute http:// or https:// URL"],
     ["https://user:hunter2@example.com/", "must not contain a user name or password"],
   ])("refuses %s without echoing it", (value, message) => {
-    const error = catchConfigError(() => parseHttpURL("SVC_X", value));
+    const error = thrownBy(ConfigError, () => parseHttpURL("SVC_X", value));
     expect(error.variable).toBe("SVC_X");
     expect(error.message).toBe(`SVC_X: ${message}`);
     expect(error.message).not.toContain("hunter2");
@@ -54,7 +55,7 @@ describe("parseHttpURL", () => {
 
 describe("checkHeaderToken", () => {
   it.each(["abc def", "abc\ndef", "abc\u0001"])("refuses %j without echoing it", (value) => {
-    const error = catchConfigError(() => checkHeaderToken("SVC_KEY", value));
+    const error = thrownBy(ConfigError, () => checkHeaderToken("SVC_KEY", value));
     expect(error.variable).toBe("SVC_KEY");
     expect(error.message).not.toContain("abc");
   });
@@ -63,13 +64,3 @@ describe("checkHeaderToken", () => {
     expect(checkHeaderToken("SVC_KEY", "re_123.abc")).toBe("re_123.abc");
   });
 });
-
-function catchConfigError(run: () => unknown): ConfigError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error("expected a ConfigError");
-}

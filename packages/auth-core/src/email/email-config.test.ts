@@ -1,5 +1,6 @@
 import { ConfigError } from "@svc/schema";
 import { closeFakeServers, recordingFetch, startFakeServer } from "@svc/tooling/http-server";
+import { thrownBy } from "@svc/tooling/thrown";
 import { afterEach, describe, expect, it } from "vitest";
 import { type EmailSettings, parseEmailConfig } from "./email-config.js";
 
@@ -12,13 +13,7 @@ function parse(env: Env, devMode = false): EmailSettings {
 }
 
 function configError(env: Env, devMode = false): ConfigError {
-  try {
-    parse(env, devMode);
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error("expected a ConfigError");
+  return thrownBy(ConfigError, () => parse(env, devMode));
 }
 
 /** Sends one message through the parsed transport and returns what the fake provider saw. */
@@ -29,6 +24,16 @@ async function sendThrough(env: Env, reply = 200) {
   const [request] = server.requests;
   if (request === undefined) throw new Error("nothing was sent");
   return { settings, request, json: JSON.parse(request.body) as Record<string, unknown>, server };
+}
+
+/** Sets each `SVC_EMAIL_<name>` and its `SVC_AUTH_EMAIL_<name>` override, as `[general, auth]`. */
+function withOverrides(values: Record<string, [general: string, auth: string]>): Env {
+  const env: Env = {};
+  for (const [name, [general, auth]] of Object.entries(values)) {
+    env[`SVC_EMAIL_${name}`] = general;
+    env[`SVC_AUTH_EMAIL_${name}`] = auth;
+  }
+  return env;
 }
 
 afterEach(closeFakeServers);
@@ -119,14 +124,13 @@ describe("parseEmailConfig with a provider", () => {
   });
 
   it("lets every SVC_AUTH_EMAIL_* variable win over its SVC_EMAIL_* counterpart", async () => {
-    const { settings, request, json } = await sendThrough({
-      SVC_EMAIL_PROVIDER: "resend",
-      SVC_AUTH_EMAIL_PROVIDER: "postmark",
-      SVC_EMAIL_API_KEY: "general-key",
-      SVC_AUTH_EMAIL_API_KEY: "auth-key",
-      SVC_EMAIL_FROM: "general@example.com",
-      SVC_AUTH_EMAIL_FROM: "Auth <auth@example.com>",
-    });
+    const { settings, request, json } = await sendThrough(
+      withOverrides({
+        PROVIDER: ["resend", "postmark"],
+        API_KEY: ["general-key", "auth-key"],
+        FROM: ["general@example.com", "Auth <auth@example.com>"],
+      }),
+    );
     expect(settings.transport?.name).toBe("postmark");
     expect(settings.from).toBe("Auth <auth@example.com>");
     expect(request.headers["x-postmark-server-token"]).toBe("auth-key");
@@ -148,14 +152,9 @@ describe("parseEmailConfig with a provider", () => {
   });
 
   it("falls back to the general variable when the override is empty", async () => {
-    const { settings } = await sendThrough({
-      SVC_AUTH_EMAIL_PROVIDER: "",
-      SVC_EMAIL_PROVIDER: "sendgrid",
-      SVC_AUTH_EMAIL_API_KEY: "",
-      SVC_EMAIL_API_KEY: "k",
-      SVC_AUTH_EMAIL_FROM: "",
-      SVC_EMAIL_FROM: "a@b.c",
-    });
+    const { settings } = await sendThrough(
+      withOverrides({ PROVIDER: ["sendgrid", ""], API_KEY: ["k", ""], FROM: ["a@b.c", ""] }),
+    );
     expect(settings.transport?.name).toBe("sendgrid");
     expect(settings.from).toBe("a@b.c");
   });

@@ -1,5 +1,6 @@
-import { closeFakeServers, recordingFetch, startFakeServer } from "@svc/tooling/http-server";
+import { closeFakeServers, recordingFetch } from "@svc/tooling/http-server";
 import { afterEach, describe, expect, it } from "vitest";
+import { postedJSON } from "../../test/provider-requests.js";
 import { describeDeliveryFailures } from "../delivery/delivery-failure-contract.js";
 import { authErrorCodes } from "../errors.js";
 import type { EmailMessage } from "./email-transport.js";
@@ -16,22 +17,16 @@ describe("createPostmarkTransport", () => {
   afterEach(closeFakeServers);
 
   it("POSTs /email with the server-token header and PascalCase fields on the outbound stream", async () => {
-    const server = await startFakeServer(() => ({
-      status: 200,
-      body: '{"ErrorCode":0,"Message":"OK"}',
-    }));
-    const transport = createPostmarkTransport({ apiKey: "pm-server-token", baseURL: server.url });
-    await transport.send(message);
-
-    expect(transport.name).toBe("postmark");
-    const [request] = server.requests;
-    expect(request?.method).toBe("POST");
-    expect(request?.path).toBe("/email");
-    expect(request?.headers["x-postmark-server-token"]).toBe("pm-server-token");
-    expect(request?.headers.accept).toBe("application/json");
-    expect(request?.headers["content-type"]).toBe("application/json");
-    expect(request?.headers.authorization).toBeUndefined();
-    expect(JSON.parse(request?.body ?? "")).toEqual({
+    expect(createPostmarkTransport({ apiKey: "pm-server-token" }).name).toBe("postmark");
+    const request = await postedJSON(
+      (baseURL) => createPostmarkTransport({ apiKey: "pm-server-token", baseURL }).send(message),
+      { status: 200, body: '{"ErrorCode":0,"Message":"OK"}' },
+    );
+    expect(request.path).toBe("/email");
+    expect(request.headers["x-postmark-server-token"]).toBe("pm-server-token");
+    expect(request.headers.accept).toBe("application/json");
+    expect(request.headers.authorization).toBeUndefined();
+    expect(request.json).toEqual({
       From: "Example <auth@example.com>",
       To: "ada@example.com",
       Subject: "Your sign-in link",

@@ -1,5 +1,6 @@
 import { closeFakeServers, recordingFetch, startFakeServer } from "@svc/tooling/http-server";
 import { afterEach, describe, expect, it } from "vitest";
+import { postedJSON } from "../../test/provider-requests.js";
 import { describeDeliveryFailures } from "../delivery/delivery-failure-contract.js";
 import { authErrorCodes } from "../errors.js";
 import type { EmailMessage } from "./email-transport.js";
@@ -16,18 +17,14 @@ describe("createResendTransport", () => {
   afterEach(closeFakeServers);
 
   it("POSTs /emails with a bearer key and {from, to: [to], subject, text}", async () => {
-    const server = await startFakeServer(() => ({ status: 200, body: '{"id":"4ef9a417"}' }));
-    const transport = createResendTransport({ apiKey: "re_test_key", baseURL: server.url });
-    await transport.send(message);
-
-    expect(transport.name).toBe("resend");
-    expect(server.requests).toHaveLength(1);
-    const [request] = server.requests;
-    expect(request?.method).toBe("POST");
-    expect(request?.path).toBe("/emails");
-    expect(request?.headers.authorization).toBe("Bearer re_test_key");
-    expect(request?.headers["content-type"]).toBe("application/json");
-    expect(JSON.parse(request?.body ?? "")).toEqual({
+    expect(createResendTransport({ apiKey: "re_test_key" }).name).toBe("resend");
+    const request = await postedJSON(
+      (baseURL) => createResendTransport({ apiKey: "re_test_key", baseURL }).send(message),
+      { status: 200, body: '{"id":"4ef9a417"}' },
+    );
+    expect(request.path).toBe("/emails");
+    expect(request.headers.authorization).toBe("Bearer re_test_key");
+    expect(request.json).toEqual({
       from: "Example <auth@example.com>",
       to: ["ada@example.com"],
       subject: "Your sign-in code",

@@ -1,5 +1,6 @@
-import { closeFakeServers, recordingFetch, startFakeServer } from "@svc/tooling/http-server";
+import { closeFakeServers, recordingFetch } from "@svc/tooling/http-server";
 import { afterEach, describe, expect, it } from "vitest";
+import { postedJSON } from "../../test/provider-requests.js";
 import { describeDeliveryFailures } from "../delivery/delivery-failure-contract.js";
 import { authErrorCodes } from "../errors.js";
 import type { EmailMessage } from "./email-transport.js";
@@ -16,18 +17,15 @@ describe("createSendGridTransport", () => {
   afterEach(closeFakeServers);
 
   it("POSTs /v3/mail/send with a bearer key and one text/plain personalization", async () => {
-    // SendGrid accepts with 202 and an empty body.
-    const server = await startFakeServer(() => ({ status: 202 }));
-    const transport = createSendGridTransport({ apiKey: "SG.test", baseURL: server.url });
-    await transport.send(message);
-
-    expect(transport.name).toBe("sendgrid");
-    const [request] = server.requests;
-    expect(request?.method).toBe("POST");
-    expect(request?.path).toBe("/v3/mail/send");
-    expect(request?.headers.authorization).toBe("Bearer SG.test");
-    expect(request?.headers["content-type"]).toBe("application/json");
-    expect(JSON.parse(request?.body ?? "")).toEqual({
+    expect(createSendGridTransport({ apiKey: "SG.test" }).name).toBe("sendgrid");
+    const request = await postedJSON(
+      (baseURL) => createSendGridTransport({ apiKey: "SG.test", baseURL }).send(message),
+      // SendGrid accepts with 202 and an empty body.
+      { status: 202 },
+    );
+    expect(request.path).toBe("/v3/mail/send");
+    expect(request.headers.authorization).toBe("Bearer SG.test");
+    expect(request.json).toEqual({
       personalizations: [{ to: [{ email: "ada@example.com" }] }],
       from: { email: "auth@example.com" },
       subject: "Verify your email address",
@@ -40,9 +38,11 @@ describe("createSendGridTransport", () => {
     ['"Example, Inc." <auth@example.com>', { email: "auth@example.com", name: "Example, Inc." }],
     ["auth@example.com", { email: "auth@example.com" }],
   ])("sends the sender %s as %j", async (from, expected) => {
-    const server = await startFakeServer(() => ({ status: 202 }));
-    await createSendGridTransport({ apiKey: "k", baseURL: server.url }).send({ ...message, from });
-    expect(JSON.parse(server.requests[0]?.body ?? "").from).toEqual(expected);
+    const request = await postedJSON(
+      (baseURL) => createSendGridTransport({ apiKey: "k", baseURL }).send({ ...message, from }),
+      { status: 202 },
+    );
+    expect((request.json as { from: unknown }).from).toEqual(expected);
   });
 
   it("talks to https://api.sendgrid.com by default", async () => {

@@ -1,5 +1,6 @@
 import { closeFakeServers, startFakeServer } from "@svc/tooling/http-server";
 import { afterEach, describe, expect, it } from "vitest";
+import { postedJSON } from "../../test/provider-requests.js";
 import { describeDeliveryFailures } from "../delivery/delivery-failure-contract.js";
 import { authErrorCodes } from "../errors.js";
 import type { EmailMessage } from "./email-transport.js";
@@ -16,20 +17,18 @@ describe("createWebhookTransport", () => {
   afterEach(closeFakeServers);
 
   it("POSTs {to, from, subject, body} to the endpoint, with the key as a bearer token", async () => {
-    const server = await startFakeServer(() => ({ status: 204 }));
-    const transport = createWebhookTransport({
-      endpoint: `${server.url}/hooks/mail?tenant=a`,
-      apiKey: "whk_123",
-    });
-    await transport.send(message);
-
-    expect(transport.name).toBe("webhook");
-    const [request] = server.requests;
-    expect(request?.method).toBe("POST");
-    expect(request?.path).toBe("/hooks/mail?tenant=a");
-    expect(request?.headers.authorization).toBe("Bearer whk_123");
-    expect(request?.headers["content-type"]).toBe("application/json");
-    expect(JSON.parse(request?.body ?? "")).toEqual({
+    expect(createWebhookTransport({ endpoint: "https://h.example/hook" }).name).toBe("webhook");
+    const request = await postedJSON(
+      (baseURL) =>
+        createWebhookTransport({
+          endpoint: `${baseURL}/hooks/mail?tenant=a`,
+          apiKey: "whk_123",
+        }).send(message),
+      { status: 204 },
+    );
+    expect(request.path).toBe("/hooks/mail?tenant=a");
+    expect(request.headers.authorization).toBe("Bearer whk_123");
+    expect(request.json).toEqual({
       to: "ada@example.com",
       from: "auth@example.com",
       subject: "Your sign-in code",

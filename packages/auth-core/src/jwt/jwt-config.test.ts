@@ -1,17 +1,12 @@
 import { ConfigError } from "@svc/schema";
+import { thrownBy } from "@svc/tooling/thrown";
 import { describe, expect, it } from "vitest";
 import { parseJWTConfig } from "./jwt-config.js";
 
 const SECRET = "0123456789abcdef0123456789abcdef";
 
 function configError(env: Record<string, string | undefined>): ConfigError {
-  try {
-    parseJWTConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error("expected a ConfigError");
+  return thrownBy(ConfigError, () => parseJWTConfig(env));
 }
 
 describe("parseJWTConfig", () => {

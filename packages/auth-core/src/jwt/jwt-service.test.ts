@@ -1,8 +1,9 @@
 import { createAuthContext } from "@svc/schema";
+import { thrownBy } from "@svc/tooling/thrown";
 import { describe, expect, it } from "vitest";
 import { createHS256Key, signJWT } from "./hs256.js";
 import { JWTError, type JWTErrorCode } from "./jwt-errors.js";
-import { createJWTService, type JWTServiceOptions } from "./jwt-service.js";
+import { createJWTService, type JWTService, type JWTServiceOptions } from "./jwt-service.js";
 
 const SECRET = "service-secret-0123456789abcdef-0123";
 const ISSUER = "https://svc.example";
@@ -30,16 +31,22 @@ function payloadOf(token: string): string {
 }
 
 function codeOf(run: () => unknown): JWTErrorCode {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof JWTError) return error.code;
-    throw error;
-  }
-  throw new Error("expected a JWTError");
+  return thrownBy(JWTError, run).code;
 }
 
 const member = { userId: "user_1", tenantId: null, roles: ["member"] };
+
+/** `token`, minted now with a 60-second lifetime, verifies for 59 seconds and not at 60. */
+function expectValidForAMinute(
+  jwt: JWTService,
+  clock: ReturnType<typeof fixedClock>,
+  token: string,
+): void {
+  clock.advance(59);
+  expect(jwt.verify(token).userId).toBe("user_1");
+  clock.advance(1);
+  expect(codeOf(() => jwt.verify(token))).toBe("INVALID_JWT");
+}
 
 describe("createJWTService mint and verify", () => {
   it("mints a token the service verifies as a jwt caller", () => {
@@ -86,10 +93,7 @@ describe("createJWTService mint and verify", () => {
     const { jwt, clock } = service({ lifetimeSecs: 60 });
     const { token, expires_at } = jwt.mint(member);
     expect(expires_at).toBe(START + 60);
-    clock.advance(59);
-    expect(jwt.verify(token).userId).toBe("user_1");
-    clock.advance(1);
-    expect(codeOf(() => jwt.verify(token))).toBe("INVALID_JWT");
+    expectValidForAMinute(jwt, clock, token);
   });
 
   it("refuses a token of another secret, a token of another issuer and a forged alg", () => {
@@ -189,10 +193,7 @@ describe("createJWTService verified-token memory", () => {
     const { jwt, clock } = service({ lifetimeSecs: 60 });
     const { token } = jwt.mint(member);
     expect(jwt.verify(token).userId).toBe("user_1");
-    clock.advance(59);
-    expect(jwt.verify(token).userId).toBe("user_1");
-    clock.advance(1);
-    expect(codeOf(() => jwt.verify(token))).toBe("INVALID_JWT");
+    expectValidForAMinute(jwt, clock, token);
   });
 
   it("never lets a tampered copy of a remembered token through", () => {

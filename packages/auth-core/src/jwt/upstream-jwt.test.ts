@@ -5,6 +5,7 @@ import {
   refusedURL,
   startFakeServer,
 } from "@svc/tooling/http-server";
+import { thrownBy } from "@svc/tooling/thrown";
 import {
   type CryptoKey,
   exportJWK,
@@ -310,13 +311,7 @@ describe("parseUpstreamJWTConfig", () => {
   };
 
   function configError(env: Record<string, string | undefined>): ConfigError {
-    try {
-      parseUpstreamJWTConfig(env);
-    } catch (error) {
-      if (error instanceof ConfigError) return error;
-      throw error;
-    }
-    throw new Error("expected a ConfigError");
+    return thrownBy(ConfigError, () => parseUpstreamJWTConfig(env));
   }
 
   it.each<[Record<string, string | undefined>]>([

@@ -1,18 +1,13 @@
 import { ConfigError } from "@svc/schema";
 import { closeFakeServers, startFakeServer } from "@svc/tooling/http-server";
+import { thrownBy } from "@svc/tooling/thrown";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseSmsConfig } from "./sms-config.js";
 
 afterEach(closeFakeServers);
 
 function configError(env: Record<string, string | undefined>): ConfigError {
-  try {
-    parseSmsConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error("expected a ConfigError");
+  return thrownBy(ConfigError, () => parseSmsConfig(env));
 }
 
 describe("parseSmsConfig", () => {

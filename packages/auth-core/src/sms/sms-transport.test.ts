@@ -1,5 +1,6 @@
 import { closeFakeServers, startFakeServer } from "@svc/tooling/http-server";
 import { afterEach, describe, expect, it } from "vitest";
+import { postedJSON } from "../../test/provider-requests.js";
 import { describeDeliveryFailures } from "../delivery/delivery-failure-contract.js";
 import { createSmsWebhookTransport } from "./sms-transport.js";
 
@@ -7,20 +8,16 @@ describe("createSmsWebhookTransport", () => {
   afterEach(closeFakeServers);
 
   it("POSTs {to, body} to the endpoint, with the key as a bearer token", async () => {
-    const server = await startFakeServer();
-    const transport = createSmsWebhookTransport({
-      endpoint: `${server.url}/sms`,
-      apiKey: "sms_key",
-    });
-    await transport.sendSms({ to: "+14155550100", body: "Your sign-in code is 123456" });
-
-    expect(transport.name).toBe("sms-webhook");
-    const [request] = server.requests;
-    expect(request?.method).toBe("POST");
-    expect(request?.path).toBe("/sms");
-    expect(request?.headers.authorization).toBe("Bearer sms_key");
-    expect(request?.headers["content-type"]).toBe("application/json");
-    expect(JSON.parse(request?.body ?? "")).toEqual({
+    expect(createSmsWebhookTransport({ endpoint: "https://sms.example" }).name).toBe("sms-webhook");
+    const request = await postedJSON((baseURL) =>
+      createSmsWebhookTransport({ endpoint: `${baseURL}/sms`, apiKey: "sms_key" }).sendSms({
+        to: "+14155550100",
+        body: "Your sign-in code is 123456",
+      }),
+    );
+    expect(request.path).toBe("/sms");
+    expect(request.headers.authorization).toBe("Bearer sms_key");
+    expect(request.json).toEqual({
       to: "+14155550100",
       body: "Your sign-in code is 123456",
     });
