@@ -1,4 +1,10 @@
-import { commonError, type ErrorTable } from "@svc/schema";
+import {
+  commonError,
+  type DefinedErrorOptions,
+  defineErrors,
+  type ErrorDefinition,
+  type ErrorTable,
+} from "@svc/schema";
 
 /**
  * Every failure @svc/functions reports, keyed by a stable code. `status` is
@@ -86,10 +92,19 @@ export function isUpperSnakeCode(code: string): boolean {
 }
 
 /**
- * The single error class of @svc/functions; tell cases apart by `code`.
- * Wire errors carry a `status` and `expose: true`, so the HTTP layer may send
- * `code` and `message` to the client. Boot errors (`FUNCTION_LOAD_FAILED`,
- * `INVALID_FUNCTION`) have no status and stop the server.
+ * The table `FunctionsError` is made from, typed to take an application's
+ * codes too: `ctx.error` raises codes of its own, outside the table.
+ */
+type FunctionsErrorTable = typeof functionsErrorCodes &
+  Readonly<Record<ApplicationErrorCode, ErrorDefinition>>;
+
+/**
+ * The single error class of @svc/functions, made by `defineErrors` from
+ * `functionsErrorCodes`; tell cases apart by `code`. Wire errors carry a
+ * `status` and `expose: true`, so the HTTP layer may send `code` and
+ * `message` to the client. Boot errors (`FUNCTION_LOAD_FAILED`,
+ * `INVALID_FUNCTION`) have no status and stop the server. An application
+ * error (`ctx.error`) has its own code, message and status.
  *
  * @example
  * ```ts
@@ -100,27 +115,20 @@ export function isUpperSnakeCode(code: string): boolean {
  * }
  * ```
  */
-export class FunctionsError extends Error {
-  override readonly name = "FunctionsError";
-  readonly code: FunctionsErrorCode | ApplicationErrorCode;
-  /** HTTP status for wire errors; undefined for boot errors. */
-  readonly status: number | undefined;
-  /** True when `code` and `message` are safe to send to an API client. */
-  readonly expose: boolean;
+export class FunctionsError extends defineErrors<FunctionsErrorTable>(
+  "FunctionsError",
+  functionsErrorCodes,
+) {
+  declare readonly code: FunctionsErrorCode | ApplicationErrorCode;
 
   constructor(code: FunctionsErrorCode, options?: FunctionsErrorOptions);
   constructor(code: ApplicationErrorCode, options: ApplicationErrorOptions);
-  constructor(
-    code: FunctionsErrorCode | ApplicationErrorCode,
-    options: FunctionsErrorOptions | ApplicationErrorOptions = {},
-  ) {
-    const known = isFunctionsErrorCode(code) ? functionsErrorCodes[code] : undefined;
-    super(options.message ?? known?.message ?? "The function failed.", {
-      cause: "cause" in options ? options.cause : undefined,
-    });
+  constructor(code: string, options: DefinedErrorOptions = {}) {
+    // `defineErrors` knows only the table's codes. An application error
+    // always brings its message and status, so it starts from
+    // FUNCTION_FAILED's entry and then takes its own code.
+    super(isFunctionsErrorCode(code) ? code : "FUNCTION_FAILED", options);
     this.code = code;
-    this.status = "status" in options ? options.status : known?.status;
-    this.expose = this.status !== undefined;
   }
 }
 
