@@ -1,4 +1,4 @@
-import { signInManifest, writeTestApp } from "./test-app.js";
+import { entity, signInManifest, writeTestApp } from "./test-app.js";
 
 /**
  * Writes the sync tests' app into `dir`: users, and tasks that follow their
@@ -12,15 +12,7 @@ export function writeAssignedTasksApp(
   functions: Readonly<Record<string, string>> = {},
 ): string {
   const manifest = signInManifest(name, {
-    entities: [
-      {
-        name: "Task",
-        fields: [
-          { name: "title", type: "string" },
-          { name: "assigneeId", type: "string" },
-        ],
-      },
-    ],
+    entities: [entity("Task", { title: "string", assigneeId: "string" })],
     policies: [
       {
         name: "assigned tasks",

@@ -16,10 +16,9 @@ import {
   type SignInBody,
   startAuthServer,
   startHttpStub,
-  TRUSTED_ORIGIN,
 } from "./auth-fixtures.js";
 import { ADMIN_TOKEN, adminRequest, tempDir } from "./fixtures.js";
-import { signInManifest, writeTestApp } from "./test-app.js";
+import { entity, signInManifest, testManifest, writeTestApp } from "./test-app.js";
 
 // Billing through the composed server, configured only by the environment,
 // against a local stand-in for the processor's API, on every database:
@@ -33,17 +32,10 @@ const signer = new Stripe("sk_test_signing_helper_only");
 /** An app with a User that can hold a customer id and a billing hook that logs events. */
 function writeApp(dir: string): string {
   const manifest = signInManifest("billing-app", {
-    userFields: [{ name: "paymentCustomerId", type: "string", optional: true }],
+    userFields: { paymentCustomerId: { type: "string", optional: true } },
     entities: [
-      { name: "Report", fields: [{ name: "title", type: "string" }] },
-      {
-        name: "BillingLog",
-        fields: [
-          { name: "eventId", type: "string" },
-          { name: "type", type: "string" },
-          { name: "replay", type: "bool" },
-        ],
-      },
+      entity("Report", { title: "string" }),
+      entity("BillingLog", { eventId: "string", type: "string", replay: "bool" }),
     ],
     policies: [
       {
@@ -314,13 +306,9 @@ describe("billing configuration", () => {
 
   it("stops the boot when a configured processor has no User.paymentCustomerId to write", async () => {
     using dir = tempDir();
-    const manifest = {
-      manifest_version: 1,
-      name: "no-customer-field",
-      version: "1",
-      auth: { trustedOrigins: [TRUSTED_ORIGIN] },
-      entities: [{ name: "User", fields: [{ name: "email", type: "string", unique: true }] }],
-    };
+    const manifest = testManifest("no-customer-field", {
+      entities: [entity("User", { email: { type: "string", unique: true } })],
+    });
     const config = parseConfig({
       SVC_PORT: "0",
       SVC_HOST: "127.0.0.1",

@@ -13,7 +13,7 @@ import {
   request,
   TRUSTED_ORIGIN,
 } from "./auth-fixtures.js";
-import { signInManifest, writeTestApp } from "./test-app.js";
+import { entity, OWNER, signInManifest, writeTestApp } from "./test-app.js";
 
 // File storage through the composed server, on every database: the local
 // provider's init → PUT (no bearer: the one-time token) → confirm → GET, a
@@ -25,15 +25,12 @@ const BODY_LIMIT = 2048;
 function writeApp(dir: string): string {
   const manifest = signInManifest("files-app", {
     entities: [
-      {
-        name: "Doc",
-        fields: [
-          { name: "title", type: "string" },
-          { name: "ownerId", type: "string", owner: true },
-          { name: "sharedWith", type: "string", optional: true },
-          { name: "attachment", type: "file", optional: true },
-        ],
-      },
+      entity("Doc", {
+        title: "string",
+        ownerId: OWNER,
+        sharedWith: { type: "string", optional: true },
+        attachment: { type: "file", optional: true },
+      }),
     ],
     policies: [
       {

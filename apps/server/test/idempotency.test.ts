@@ -8,7 +8,7 @@ import {
   registerPassword,
   request,
 } from "./auth-fixtures.js";
-import { signInManifest, writeTestApp } from "./test-app.js";
+import { entity, OWNER, signInManifest, writeTestApp } from "./test-app.js";
 
 // `Idempotency-Key` on the write routes, through the composed server on
 // every database: a replay answers the recorded response and writes
@@ -30,15 +30,7 @@ switches.__idempotencyTest = {};
 
 function writeApp(dir: string): string {
   const manifest = signInManifest("idempotency-app", {
-    entities: [
-      {
-        name: "Note",
-        fields: [
-          { name: "body", type: "string" },
-          { name: "ownerId", type: "string", owner: true },
-        ],
-      },
-    ],
+    entities: [entity("Note", { body: "string", ownerId: OWNER })],
     policies: [
       {
         name: "own notes",

@@ -12,7 +12,7 @@ import {
   request,
 } from "./auth-fixtures.js";
 import { adminRequest } from "./fixtures.js";
-import { signInManifest, writeTestApp } from "./test-app.js";
+import { entity, OWNER, signInManifest, writeTestApp } from "./test-app.js";
 
 // Durable jobs through the composed server, on every database:
 // ctx.scheduler in a mutation (committed: the job runs as the scheduling
@@ -22,15 +22,7 @@ import { signInManifest, writeTestApp } from "./test-app.js";
 /** An app whose mutations schedule other mutations; Notes are owner-only. */
 function writeApp(dir: string): string {
   const manifest = signInManifest("jobs-app", {
-    entities: [
-      {
-        name: "Note",
-        fields: [
-          { name: "body", type: "string" },
-          { name: "ownerId", type: "string", owner: true },
-        ],
-      },
-    ],
+    entities: [entity("Note", { body: "string", ownerId: OWNER })],
     policies: [
       {
         name: "own notes",

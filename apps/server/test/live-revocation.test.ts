@@ -14,7 +14,7 @@ import {
 } from "./auth-fixtures.js";
 import { ADMIN_TOKEN, adminRequest, databaseEnv, tempDir } from "./fixtures.js";
 import { spawnServer } from "./process.js";
-import { signInManifest, writeTestApp } from "./test-app.js";
+import { entity, OWNER, signInManifest, writeTestApp } from "./test-app.js";
 import { attemptWs, connectWs, type WsClient } from "./ws-client.js";
 
 // Regression tests for issue 21's first and third findings: a credential
@@ -28,29 +28,10 @@ import { attemptWs, connectWs, type WsClient } from "./ws-client.js";
 function writeApp(dir: string): string {
   const manifest = signInManifest("live-revocation", {
     entities: [
-      {
-        name: "Task",
-        fields: [
-          { name: "title", type: "string" },
-          { name: "ownerId", type: "string", owner: true },
-        ],
-      },
-      {
-        name: "OrgMember",
-        fields: [
-          { name: "orgId", type: "string" },
-          { name: "userId", type: "string" },
-          { name: "role", type: "string" },
-        ],
-      },
-      {
-        name: "Project",
-        fields: [
-          { name: "orgId", type: "string" },
-          { name: "name", type: "string" },
-        ],
-      },
-      { name: "Secret", fields: [{ name: "value", type: "string" }] },
+      entity("Task", { title: "string", ownerId: OWNER }),
+      entity("OrgMember", { orgId: "string", userId: "string", role: "string" }),
+      entity("Project", { orgId: "string", name: "string" }),
+      entity("Secret", { value: "string" }),
     ],
     rooms: [{ name: "lobby", join: "auth.userId != null" }],
     policies: [

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, expect } from "vitest";
 import { type AppServer, appServerPerTest } from "./app-server.js";
 import { type AuthTestServer, createClock, startAuthServer } from "./auth-fixtures.js";
 import { ADMIN_TOKEN } from "./fixtures.js";
-import { signInManifest, writeTestApp } from "./test-app.js";
+import { entity, OWNER, signInManifest, writeTestApp } from "./test-app.js";
 
 // The studio tests' app and an HTTP client that behaves like a browser
 // on the studio's forms: it keeps the studio cookie, reads the CSRF token
@@ -23,21 +23,18 @@ import { signInManifest, writeTestApp } from "./test-app.js";
  */
 export function writeStudioApp(dir: string): string {
   const manifest = signInManifest("studio-app", {
-    userFields: [{ name: "name", type: "string", optional: true }],
+    userFields: { name: { type: "string", optional: true } },
     entities: [
-      {
-        name: "Note",
-        fields: [
-          { name: "title", type: "string" },
-          { name: "count", type: "int" },
-          { name: "done", type: "bool" },
-          { name: "tag", type: "enum", values: ["red", "blue"] },
-          { name: "meta", type: "json", optional: true },
-          { name: "ownerId", type: "string", owner: true },
-          { name: "listId", type: "id", target: "List", optional: true },
-          { name: "createdAt", type: "datetime", defaultNow: true },
-        ],
-      },
+      entity("Note", {
+        title: "string",
+        count: "int",
+        done: "bool",
+        tag: { type: "enum", values: ["red", "blue"] },
+        meta: { type: "json", optional: true },
+        ownerId: OWNER,
+        listId: { type: "id", target: "List", optional: true },
+        createdAt: { type: "datetime", defaultNow: true },
+      }),
       {
         name: "List",
         fields: [

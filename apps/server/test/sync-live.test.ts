@@ -13,7 +13,7 @@ import {
   startAuthServer,
 } from "./auth-fixtures.js";
 import { ADMIN_TOKEN, tempDir } from "./fixtures.js";
-import { signInManifest, writeTestApp } from "./test-app.js";
+import { entity, signInManifest, writeTestApp } from "./test-app.js";
 import { attemptWs, connectWs, type WsClient } from "./ws-client.js";
 
 // The composed server's live transports beyond /ws on the main port: SSE
@@ -22,14 +22,8 @@ import { attemptWs, connectWs, type WsClient } from "./ws-client.js";
 function writeApp(dir: string): string {
   const manifest = signInManifest("sync-live-app", {
     entities: [
-      {
-        name: "Task",
-        fields: [
-          { name: "title", type: "string" },
-          { name: "assigneeId", type: "string" },
-        ],
-      },
-      { name: "Tombstone", fields: [{ name: "taskId", type: "string" }] },
+      entity("Task", { title: "string", assigneeId: "string" }),
+      entity("Tombstone", { taskId: "string" }),
     ],
     policies: [
       {

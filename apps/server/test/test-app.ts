@@ -6,42 +6,58 @@ import { TRUSTED_ORIGIN } from "./auth-fixtures.js";
 // signs users in (the trusted origin and a User entity) plus the test's
 // own entities, policies and rooms, and function files beside it.
 
-/** A field of a manifest entity, as the manifest's JSON spells it. */
-export type ManifestField = Readonly<Record<string, unknown>>;
+/** A field after its name: its type alone, or its type with the field's options. */
+export type FieldSpec = string | Readonly<{ type: string; [option: string]: unknown }>;
 
-/** What a test app declares besides sign-in; any other manifest key passes through. */
-export interface SignInAppParts {
-  readonly entities?: readonly unknown[];
-  /** Fields the User entity has after `email` and `emailVerified`. */
-  readonly userFields?: readonly ManifestField[];
-  readonly [key: string]: unknown;
-}
-
-/** The User entity sign-in needs, with `extraFields` after its own. */
-export function userEntity(extraFields: readonly ManifestField[] = []) {
+/** A manifest entity from its fields in order, each name to its type (or type and options). */
+export function entity(name: string, fields: Readonly<Record<string, FieldSpec>>) {
   return {
-    name: "User",
-    fields: [
-      { name: "email", type: "string", unique: true },
-      { name: "emailVerified", type: "string", optional: true },
-      ...extraFields,
-    ],
+    name,
+    fields: Object.entries(fields).map(([field, spec]) =>
+      typeof spec === "string" ? { name: field, type: spec } : { name: field, ...spec },
+    ),
   };
 }
 
-/** A manifest named `name` that signs users in from `TRUSTED_ORIGIN`; User comes first among the entities. */
-export function signInManifest(
-  name: string,
-  { entities = [], userFields, ...rest }: SignInAppParts = {},
-): Record<string, unknown> {
+/** The owner field: the server stamps it with the writer's user id. */
+export const OWNER = { type: "string", owner: true } as const;
+
+/** What a test app declares; any manifest key passes through. */
+export interface AppParts {
+  readonly entities?: readonly unknown[];
+  readonly [key: string]: unknown;
+}
+
+/** A manifest named `name` whose auth trusts `TRUSTED_ORIGIN`, with the app's own parts. */
+export function testManifest(name: string, parts: AppParts = {}): Record<string, unknown> {
   return {
     manifest_version: 1,
     name,
     version: "1",
     auth: { trustedOrigins: [TRUSTED_ORIGIN] },
-    ...rest,
-    entities: [userEntity(userFields), ...entities],
+    ...parts,
   };
+}
+
+/** The User entity sign-in needs, with `extraFields` after its own. */
+export function userEntity(extraFields: Readonly<Record<string, FieldSpec>> = {}) {
+  return entity("User", {
+    email: { type: "string", unique: true },
+    emailVerified: { type: "string", optional: true },
+    ...extraFields,
+  });
+}
+
+/** A {@link testManifest} that signs users in: User (with any `userFields`) comes first among the entities. */
+export function signInManifest(
+  name: string,
+  {
+    entities = [],
+    userFields,
+    ...rest
+  }: AppParts & { readonly userFields?: Readonly<Record<string, FieldSpec>> } = {},
+): Record<string, unknown> {
+  return testManifest(name, { ...rest, entities: [userEntity(userFields), ...entities] });
 }
 
 /**
