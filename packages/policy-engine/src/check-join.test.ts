@@ -1,4 +1,5 @@
 import { parseManifest } from "@svc/schema";
+import { thrownBy } from "@svc/tooling/thrown";
 import { describe, expect, it } from "vitest";
 import { fixtureEntities } from "../test/fixture-manifest.js";
 import { checkJoin } from "./check-join.js";
@@ -26,13 +27,7 @@ function joinRule(join: string): CompiledJoinRule {
 }
 
 function compileError(join: string, policies: unknown[] = []): PolicyError {
-  try {
-    compilePolicies(manifestWithRoom(join, policies));
-  } catch (error) {
-    if (error instanceof PolicyError) return error;
-    throw error;
-  }
-  throw new Error(`expected ${join} to be refused`);
+  return thrownBy(PolicyError, () => compilePolicies(manifestWithRoom(join, policies)));
 }
 
 const u1 = createPolicyAuth({ userId: "u1", roles: ["player"] });

@@ -1,3 +1,4 @@
+import { thrownBy } from "@svc/tooling/thrown";
 import { describe, expect, it } from "vitest";
 import type { Expr } from "./ast.js";
 import { PolicyError } from "./errors.js";
@@ -5,13 +6,7 @@ import { formatPolicyExpression } from "./format-expression.js";
 import { POLICY_LIMITS, parsePolicyExpression } from "./parse-expression.js";
 
 function errorOf(source: string): PolicyError {
-  try {
-    parsePolicyExpression(source);
-  } catch (error) {
-    if (error instanceof PolicyError) return error;
-    throw error;
-  }
-  throw new Error(`expected ${JSON.stringify(source)} not to parse`);
+  return thrownBy(PolicyError, () => parsePolicyExpression(source));
 }
 
 /** The tree's shape in canonical syntax, with every compound node parenthesized. */

@@ -1,7 +1,7 @@
 import { testDatabases } from "@svc/tooling/databases";
 import { Kysely, sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type OpenedDatabase, openAccessDatabase } from "../test/access-databases.js";
+import { describe, expect, it } from "vitest";
+import { useAccessDatabase } from "../test/use-access-database.js";
 import { type PolicyDialectName, policySqlDialect } from "./sql-dialects.js";
 
 describe("policySqlDialect", () => {
@@ -51,18 +51,10 @@ describe("policySqlDialect", () => {
 });
 
 describe.each(testDatabases())("enterScratchSchema on $name", (kind) => {
-  let opened: OpenedDatabase;
-
-  beforeAll(async () => {
-    opened = await openAccessDatabase(kind);
-  });
-
-  afterAll(async () => {
-    await opened?.close();
-  });
+  const database = useAccessDatabase(kind);
 
   it("gives a transaction a place of its own for tables, gone with its rollback", async () => {
-    const { db, dialect } = opened.database;
+    const { db, dialect } = database();
     const tableCount = async (): Promise<number> =>
       (await db.introspection.getTables()).filter((table) => table.name === "scratch").length;
     await db

@@ -1,11 +1,11 @@
 import { testDatabases } from "@svc/tooling/databases";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { checkClaim } from "../src/analysis.js";
 import { compilePolicies } from "../src/index.js";
-import { type OpenedDatabase, openAccessDatabase } from "./access-databases.js";
 import { fixtureManifest } from "./fixture-manifest.js";
 import { readRule } from "./policy-arbitraries.js";
+import { useAccessDatabase } from "./use-access-database.js";
 
 // The bounded search's candidates (callers, rows built from the rules'
 // literals, stored rows for their exists lookups) run through the SQL on
@@ -27,15 +27,7 @@ const ruleFor = (action: Action) =>
     });
 
 describe.each(testDatabases())("the search's candidates agree in SQL on $name", (kind) => {
-  let opened: OpenedDatabase;
-
-  beforeAll(async () => {
-    opened = await openAccessDatabase(kind);
-  });
-
-  afterAll(async () => {
-    await opened?.close();
-  });
+  const database = useAccessDatabase(kind);
 
   it.each(ACTIONS)("for random %s rules (behind random read rules)", async (action) => {
     await fc.assert(
@@ -58,7 +50,7 @@ describe.each(testDatabases())("the search's candidates agree in SQL on $name", 
         );
         const report = await checkClaim(compiled, `Todo.${action}: true`, {
           bound: 100,
-          databases: [opened.database],
+          databases: [database()],
         });
         expect(report.sql[0]?.disagreements, `${read} / ${rule}`).toBe(0);
       }),

@@ -1,6 +1,6 @@
 import { testDatabases } from "@svc/tooling/databases";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { withScratchTables } from "../src/access-tests.js";
 import {
   type CompiledPolicies,
@@ -9,10 +9,10 @@ import {
   type PolicyAuth,
   type PolicyRow,
 } from "../src/index.js";
-import { tableLookup } from "../src/testing.js";
-import { type OpenedDatabase, openAccessDatabase } from "./access-databases.js";
+import { createPolicyAuth, tableLookup } from "../src/testing.js";
 import { fixtureManifest } from "./fixture-manifest.js";
 import { auth, type Dataset, dataset, readRule } from "./policy-arbitraries.js";
+import { useAccessDatabase } from "./use-access-database.js";
 
 // compileAccessFilter (the SQL of insert, update and delete rules, with
 // `data` and `existing` in tables of their own) against the evaluator, on
@@ -58,15 +58,7 @@ function candidates(action: WriteAction, data: Dataset): Candidate[] {
 }
 
 describe.each(testDatabases())("write rules in SQL agree with the evaluator on $name", (kind) => {
-  let opened: OpenedDatabase;
-
-  beforeAll(async () => {
-    opened = await openAccessDatabase(kind);
-  });
-
-  afterAll(async () => {
-    await opened?.close();
-  });
+  const database = useAccessDatabase(kind);
 
   async function agree(action: WriteAction, data: Dataset, rule: string, who: PolicyAuth) {
     const compiled = compileRule(action, rule);
@@ -86,7 +78,7 @@ describe.each(testDatabases())("write rules in SQL agree with the evaluator on $
       )
       .map((candidate) => candidate.key)
       .sort();
-    const actual = await withScratchTables(opened.database, compiled, async (scratch) => {
+    const actual = await withScratchTables(database(), compiled, async (scratch) => {
       await scratch.load(data);
       const allowed = await scratch.writable(
         "Todo",
@@ -140,14 +132,7 @@ describe.each(testDatabases())("write rules in SQL agree with the evaluator on $
       "data.createdAt > existing.createdAt || data.title < existing.title",
       "data.done != existing.done && exists(Todo where ownerId == data.ownerId)",
     ]) {
-      await agree("update", data, rule, {
-        userId: "u1",
-        tenantId: null,
-        roles: [],
-        entitlements: [],
-        isAdmin: false,
-        isGuest: false,
-      });
+      await agree("update", data, rule, createPolicyAuth({ userId: "u1" }));
     }
   });
 });

@@ -1,11 +1,11 @@
 import type { ManifestInput, PolicyDef } from "@svc/schema";
 import { parseManifest } from "@svc/schema";
 import { testDatabases } from "@svc/tooling/databases";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runAccessTests } from "../src/access-tests.js";
 import { checkClaim, diffPolicies, lintPolicies } from "../src/analysis.js";
 import { compilePolicies } from "../src/index.js";
-import { type OpenedDatabase, openAccessDatabase } from "./access-databases.js";
+import { useAccessDatabase } from "./use-access-database.js";
 
 // One manifest, its access tests and claims; each seeded bug breaks it in one
 // way, and each tool that should notice does: the access tests (through the
@@ -93,23 +93,15 @@ const BUGS = [
 const sound = compilePolicies(parseManifest(manifest(SOUND)));
 
 describe.each(testDatabases())("each tool catches each seeded bug ($name)", (kind) => {
-  let opened: OpenedDatabase;
-
-  beforeAll(async () => {
-    opened = await openAccessDatabase(kind);
-  });
-
-  afterAll(async () => {
-    await opened?.close();
-  });
+  const database = useAccessDatabase(kind);
 
   it("the sound policies pass every tool", async () => {
-    expect(
-      (await runAccessTests(sound, TESTS, { databases: [opened.database] })).mismatches,
-    ).toEqual([]);
+    expect((await runAccessTests(sound, TESTS, { databases: [database()] })).mismatches).toEqual(
+      [],
+    );
     expect(lintPolicies(sound).filter((finding) => finding.level !== "info")).toEqual([]);
     for (const claim of CLAIMS) {
-      const report = await checkClaim(sound, claim, { databases: [opened.database] });
+      const report = await checkClaim(sound, claim, { databases: [database()] });
       expect(report.holds, claim).toBe(true);
       expect(report.sql[0]?.disagreements, claim).toBe(0);
     }
@@ -118,7 +110,7 @@ describe.each(testDatabases())("each tool catches each seeded bug ($name)", (kin
   it.each(BUGS)("$bug", async ({ policy, indexed, lint, claim }) => {
     const buggy = compilePolicies(parseManifest(manifest(policy, indexed)));
     const changesAccess = claim >= 0;
-    const tests = await runAccessTests(buggy, TESTS, { databases: [opened.database] });
+    const tests = await runAccessTests(buggy, TESTS, { databases: [database()] });
     expect(
       tests.mismatches.some((m) => m.kind === "expectation"),
       "access tests",
@@ -131,7 +123,7 @@ describe.each(testDatabases())("each tool catches each seeded bug ($name)", (kin
     const codes = lintPolicies(buggy).map((finding) => finding.code);
     expect(codes, "lint").toEqual(expect.arrayContaining([...lint]));
     for (const [index, text] of CLAIMS.entries()) {
-      const report = await checkClaim(buggy, text, { databases: [opened.database] });
+      const report = await checkClaim(buggy, text, { databases: [database()] });
       expect(report.holds, text).toBe(index !== claim);
       expect(report.sql[0]?.disagreements, text).toBe(0);
     }

@@ -1,8 +1,8 @@
 import { testDatabases } from "@svc/tooling/databases";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type OpenedDatabase, openAccessDatabase } from "../../test/access-databases.js";
+import { describe, expect, it } from "vitest";
 import { brokenCompiler } from "../../test/broken-compiler.js";
 import { fixtureManifest } from "../../test/fixture-manifest.js";
+import { useAccessDatabase } from "../../test/use-access-database.js";
 import { compilePolicies } from "../compile-policies.js";
 import { PolicyError } from "../errors.js";
 import { formatAccessReport } from "./format-report.js";
@@ -208,25 +208,17 @@ describe("runAccessTests in memory", () => {
 });
 
 describe.each(testDatabases())("runAccessTests with the SQL on $name", (kind) => {
-  let opened: OpenedDatabase;
-
-  beforeAll(async () => {
-    opened = await openAccessDatabase(kind);
-  });
-
-  afterAll(async () => {
-    await opened?.close();
-  });
+  const database = useAccessDatabase(kind);
 
   it("agrees with the evaluator on every check, and leaves no table behind", async () => {
-    const report = await runAccessTests(compiled, suite(), { databases: [opened.database] });
+    const report = await runAccessTests(compiled, suite(), { databases: [database()] });
     expect(report.databases).toEqual([kind.name]);
     expect(report.mismatches).toEqual([]);
     const tables =
-      opened.database.dialect === "sqlite"
-        ? await opened.database.db.selectFrom("sqlite_master").select("name").execute()
-        : await opened.database.db
-            .selectFrom("information_schema.tables")
+      database().dialect === "sqlite"
+        ? await database().db.selectFrom("sqlite_master").select("name").execute()
+        : await database()
+            .db.selectFrom("information_schema.tables")
             .select("table_name")
             .where("table_schema", "like", "svc_policy_%")
             .execute();
@@ -237,13 +229,13 @@ describe.each(testDatabases())("runAccessTests with the SQL on $name", (kind) =>
     const widened = compilePolicies(
       fixtureManifest([{ ...POLICIES[0], allowRead: "auth.userId != null" }, POLICIES[1]]),
     );
-    const report = await runAccessTests(widened, suite(), { databases: [opened.database] });
+    const report = await runAccessTests(widened, suite(), { databases: [database()] });
     expect(report.mismatches.every((mismatch) => mismatch.kind === "expectation")).toBe(true);
     expect(report.mismatches).toHaveLength(3);
   });
 
   it("reports a compiler disagreement as an sql mismatch, naming the database", async () => {
-    const broken = { ...opened.database, db: opened.database.db.withPlugin(brokenCompiler) };
+    const broken = { ...database(), db: database().db.withPlugin(brokenCompiler) };
     const report = await runAccessTests(
       compiled,
       suite([{ caller: "editor", row: "shared", read: "allow" }]),

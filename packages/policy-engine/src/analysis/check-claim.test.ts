@@ -1,9 +1,9 @@
 import type { PolicyDef } from "@svc/schema";
 import { testDatabases } from "@svc/tooling/databases";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type OpenedDatabase, openAccessDatabase } from "../../test/access-databases.js";
+import { describe, expect, it } from "vitest";
 import { brokenCompiler } from "../../test/broken-compiler.js";
 import { fixtureManifest } from "../../test/fixture-manifest.js";
+import { useAccessDatabase } from "../../test/use-access-database.js";
 import { compilePolicies } from "../compile-policies.js";
 import { PolicyError } from "../errors.js";
 import { checkClaim } from "./check-claim.js";
@@ -68,15 +68,7 @@ describe("checkClaim in memory", () => {
 describe.each(testDatabases())(
   "checkClaim runs every candidate through the SQL on $name",
   (kind) => {
-    let opened: OpenedDatabase;
-
-    beforeAll(async () => {
-      opened = await openAccessDatabase(kind);
-    });
-
-    afterAll(async () => {
-      await opened?.close();
-    });
+    const database = useAccessDatabase(kind);
 
     it.each([
       "Todo.read: auth.userId == data.ownerId",
@@ -84,7 +76,7 @@ describe.each(testDatabases())(
       "Todo.update: data.done == existing.done",
       "Todo.delete: auth.userId == existing.ownerId",
     ])("agrees with the evaluator for %s", async (claim) => {
-      const report = await checkClaim(compiled, claim, { databases: [opened.database] });
+      const report = await checkClaim(compiled, claim, { databases: [database()] });
       expect(report.sql).toHaveLength(1);
       expect(report.sql[0]?.checked).toBeGreaterThan(0);
       expect(report.sql[0]?.disagreements).toBe(0);
@@ -113,14 +105,14 @@ describe.each(testDatabases())(
           fixtureManifest([{ name: "p", entity: "Todo", allowRead: read, allowDelete: rule }]),
         );
         const report = await checkClaim(policies, `Todo.${action}: true`, {
-          databases: [opened.database],
+          databases: [database()],
         });
         expect(report.sql[0]?.disagreements).toBe(0);
       },
     );
 
     it("reports a compiler disagreement", async () => {
-      const broken = { ...opened.database, db: opened.database.db.withPlugin(brokenCompiler) };
+      const broken = { ...database(), db: database().db.withPlugin(brokenCompiler) };
       const report = await checkClaim(compiled, "Todo.read: auth.userId == data.ownerId", {
         databases: [broken],
       });

@@ -1,18 +1,10 @@
 import type { PolicyDef } from "@svc/schema";
 import { describe, expect, it } from "vitest";
 import { fixtureManifest } from "../../test/fixture-manifest.js";
+import { OWN_TODOS } from "../../test/own-todos.js";
 import { compilePolicies } from "../compile-policies.js";
 import { diffPolicies } from "./diff-policies.js";
 import { formatPolicyDiff } from "./format-analysis.js";
-
-const OWN: PolicyDef = {
-  name: "own todos",
-  entity: "Todo",
-  allowRead: "auth.userId == data.ownerId",
-  allowInsert: "auth.userId != null",
-  allowUpdate: "auth.userId == existing.ownerId",
-  allowDelete: "auth.userId == existing.ownerId",
-};
 
 const compile = (...policies: PolicyDef[]) => compilePolicies(fixtureManifest(policies));
 
@@ -23,7 +15,7 @@ function change(before: PolicyDef[], after: PolicyDef[], action = "read") {
 
 describe("diffPolicies", () => {
   it("says same, without searching, when nothing changed", () => {
-    const { diff } = change([OWN], [OWN]);
+    const { diff } = change([OWN_TODOS], [OWN_TODOS]);
     expect(diff.widened).toBe(false);
     expect(diff.actions.every((a) => a.change === "same" && a.unchanged)).toBe(true);
     expect(formatPolicyDiff(diff)).toBe(
@@ -32,7 +24,10 @@ describe("diffPolicies", () => {
   });
 
   it("finds a widened read with a witness: a caller and a row the new rule admits", () => {
-    const { diff, item } = change([OWN], [{ ...OWN, allowRead: "auth.userId != null" }]);
+    const { diff, item } = change(
+      [OWN_TODOS],
+      [{ ...OWN_TODOS, allowRead: "auth.userId != null" }],
+    );
     expect(diff.widened).toBe(true);
     expect(item?.change).toBe("widened");
     const witness = item?.widened;
@@ -49,23 +44,23 @@ describe("diffPolicies", () => {
 
   it("a rewrite that means the same is same, after a search", () => {
     const { item } = change(
-      [OWN],
-      [{ ...OWN, allowRead: "data.ownerId == auth.userId && !(auth.userId == null)" }],
+      [OWN_TODOS],
+      [{ ...OWN_TODOS, allowRead: "data.ownerId == auth.userId && !(auth.userId == null)" }],
     );
     expect(item).toMatchObject({ change: "same", unchanged: false });
   });
 
   it("finds a narrowing, and both directions at once", () => {
     const narrowed = change(
-      [OWN],
-      [{ ...OWN, allowRead: "auth.userId == data.ownerId && data.done" }],
+      [OWN_TODOS],
+      [{ ...OWN_TODOS, allowRead: "auth.userId == data.ownerId && data.done" }],
     );
     expect(narrowed.item?.change).toBe("narrowed");
     expect(narrowed.item?.narrowed?.existing?.done).toBe(false);
     expect(narrowed.diff.widened).toBe(false);
     const both = change(
-      [OWN],
-      [{ ...OWN, allowRead: "auth.userId != data.ownerId && auth.userId != null" }],
+      [OWN_TODOS],
+      [{ ...OWN_TODOS, allowRead: "auth.userId != data.ownerId && auth.userId != null" }],
     );
     expect(both.item?.change).toBe("changed");
     expect(both.diff.widened).toBe(true);
@@ -73,15 +68,15 @@ describe("diffPolicies", () => {
 
   it("sees a read gate change widen updates, and an exists(...) lookup widen reads", () => {
     const shared: PolicyDef = {
-      ...OWN,
+      ...OWN_TODOS,
       allowRead:
         "auth.userId == data.ownerId || exists(Member where listId == data.listId && userId == auth.userId)",
     };
-    const reads = change([OWN], [shared]);
+    const reads = change([OWN_TODOS], [shared]);
     expect(reads.item?.change).toBe("widened");
     expect(reads.item?.widened?.stored.Member).toHaveLength(1);
     const updates = change(
-      [{ ...OWN, allowUpdate: "auth.userId != null" }],
+      [{ ...OWN_TODOS, allowUpdate: "auth.userId != null" }],
       [{ ...shared, allowUpdate: "auth.userId != null" }],
       "update",
     );
@@ -91,13 +86,13 @@ describe("diffPolicies", () => {
 
   it("counts an entity that gained a policy as widened, and a dropped owner flag on insert", () => {
     const { diff } = change(
-      [OWN],
-      [OWN, { name: "secrets", entity: "Secret", allowRead: "auth.userId != null" }],
+      [OWN_TODOS],
+      [OWN_TODOS, { name: "secrets", entity: "Secret", allowRead: "auth.userId != null" }],
     );
     expect(diff.actions.find((a) => a.entity === "Secret" && a.action === "read")?.change).toBe(
       "widened",
     );
-    const before = fixtureManifest([OWN]);
+    const before = fixtureManifest([OWN_TODOS]);
     const todo = before.entities.find((entity) => entity.name === "Todo");
     const after = {
       ...before,

@@ -1,6 +1,7 @@
 import type { PolicyDef } from "@svc/schema";
 import { describe, expect, it } from "vitest";
 import { fixtureManifest } from "../../test/fixture-manifest.js";
+import { OWN_TODOS } from "../../test/own-todos.js";
 import { compilePolicies } from "../compile-policies.js";
 import { formatLintFindings } from "./format-analysis.js";
 import { lintPolicies } from "./lint-policies.js";
@@ -11,14 +12,6 @@ const LIST: PolicyDef = {
   allowRead: "auth.tenantId == data.tenantId",
   allowInsert: "data.tenantId == auth.tenantId",
   allowUpdate: "auth.tenantId == existing.tenantId && data.tenantId == existing.tenantId",
-};
-const TODO: PolicyDef = {
-  name: "own todos",
-  entity: "Todo",
-  allowRead: "auth.userId == data.ownerId",
-  allowInsert: "auth.userId != null",
-  allowUpdate: "auth.userId == existing.ownerId",
-  allowDelete: "auth.userId == existing.ownerId",
 };
 const MEMBER: PolicyDef = {
   name: "members",
@@ -56,20 +49,24 @@ const codes = (findings: ReturnType<typeof lint>) =>
 
 describe("lintPolicies", () => {
   it("finds nothing to fix in sound, indexed policies (and notes the entity with no policy)", () => {
-    expect(codes(lint(LIST, TODO, MEMBER))).toEqual(["info NO_POLICY Secret"]);
+    expect(codes(lint(LIST, OWN_TODOS, MEMBER))).toEqual(["info NO_POLICY Secret"]);
   });
 
   it("catches an always-true rule (the seeded bug), and an always-false one", () => {
     expect(
       codes(
-        lint(LIST, { ...TODO, allowDelete: "true || auth.userId == existing.ownerId" }, MEMBER),
+        lint(
+          LIST,
+          { ...OWN_TODOS, allowDelete: "true || auth.userId == existing.ownerId" },
+          MEMBER,
+        ),
       ),
     ).toContain("error ALWAYS_TRUE Todo");
     expect(
       codes(
         lint(
           LIST,
-          { ...TODO, allowUpdate: "auth.userId == existing.ownerId && auth.userId == null" },
+          { ...OWN_TODOS, allowUpdate: "auth.userId == existing.ownerId && auth.userId == null" },
           MEMBER,
         ),
       ),
@@ -77,7 +74,7 @@ describe("lintPolicies", () => {
   });
 
   it("catches an insert rule that does not pin the owner or tenant field (the seeded bug)", () => {
-    const findings = lint({ ...LIST, allowInsert: "auth.tenantId != null" }, TODO, {
+    const findings = lint({ ...LIST, allowInsert: "auth.tenantId != null" }, OWN_TODOS, {
       ...MEMBER,
       allowInsert: "auth.userId != null",
     });
@@ -95,7 +92,7 @@ describe("lintPolicies", () => {
   it("catches an update that moves a row out of its tenant's reach", () => {
     const findings = lint(
       { ...LIST, allowUpdate: "auth.tenantId == existing.tenantId" },
-      TODO,
+      OWN_TODOS,
       MEMBER,
     );
     const moved = findings.find((f) => f.code === "ROW_CAN_MOVE");
@@ -108,7 +105,7 @@ describe("lintPolicies", () => {
     const findings = lint(
       LIST,
       {
-        ...TODO,
+        ...OWN_TODOS,
         allowRead:
           "auth.userId == data.ownerId || data.priority == 'high' || exists(Todo where listId == data.listId && title == 'x')",
       },
@@ -133,7 +130,7 @@ describe("lintPolicies", () => {
   it("says which entities anonymous callers can read", () => {
     const findings = lint(
       LIST,
-      { ...TODO, allowRead: "data.done || auth.userId == data.ownerId" },
+      { ...OWN_TODOS, allowRead: "data.done || auth.userId == data.ownerId" },
       MEMBER,
     );
     const open = findings.find((f) => f.code === "PUBLIC_READ");

@@ -1,0 +1,22 @@
+import type { TestDatabase } from "@svc/tooling/databases";
+import { afterAll, beforeAll } from "vitest";
+import type { AccessTestDatabase } from "../src/access-tests.js";
+import { type OpenedDatabase, openAccessDatabase } from "./access-databases.js";
+
+/**
+ * Opens a database of `kind` once for the enclosing `describe` and closes it
+ * after its tests; the returned function gives that database inside a test.
+ */
+export function useAccessDatabase(kind: TestDatabase): () => AccessTestDatabase {
+  let opened: OpenedDatabase | undefined;
+  beforeAll(async () => {
+    opened = await openAccessDatabase(kind);
+  });
+  afterAll(async () => {
+    await opened?.close();
+  });
+  return () => {
+    if (opened === undefined) throw new Error("the access database is not open yet");
+    return opened.database;
+  };
+}
