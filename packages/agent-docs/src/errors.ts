@@ -1,15 +1,11 @@
-import { commonError, commonErrors, defineErrors, type ErrorTable } from "@svc/schema";
-
 /**
  * Every failure @svc/agent-docs reports, keyed by a stable code. Codes with a
  * `status` are wire errors of the agent API: their message is safe to send
  * to clients. Codes without one are local (broken content or options) and
- * stop the caller at load or setup time instead. The codes other svc
- * packages raise too come from @svc/schema's common table, with the agent
- * API's own wording where it has one.
+ * stop the caller at load or setup time instead.
  */
 export const agentDocsErrorCodes = {
-  ...commonError("INVALID_QUERY", "A query parameter is missing or invalid."),
+  INVALID_QUERY: { status: 400, message: "A query parameter is missing or invalid." },
   DOC_NOT_FOUND: {
     status: 404,
     message: "No documentation page has this path; list or search the docs for valid paths.",
@@ -18,14 +14,14 @@ export const agentDocsErrorCodes = {
     status: 400,
     message: "The Host header is not a valid host name, and no public URL is configured.",
   },
-  ...commonError("NOT_FOUND", "The agent API has no such route."),
+  NOT_FOUND: { status: 404, message: "The agent API has no such route." },
   METHOD_NOT_ALLOWED: { status: 405, message: "The agent API route does not allow this method." },
-  ...commonError("RATE_LIMITED", "Too many requests; wait before retrying."),
-  ...commonErrors("INTERNAL_ERROR"),
+  RATE_LIMITED: { status: 429, message: "Too many requests; wait before retrying." },
+  INTERNAL_ERROR: { status: 500, message: "Something went wrong on the server." },
   INVALID_CONTENT: { status: undefined, message: "A documentation file is malformed." },
   CONTENT_NOT_FOUND: { status: undefined, message: "The documentation content could not be read." },
   INVALID_OPTIONS: { status: undefined, message: "The agent API options are invalid." },
-} as const satisfies ErrorTable;
+} as const satisfies Record<string, { status: number | undefined; message: string }>;
 
 /** A stable @svc/agent-docs error code. */
 export type AgentDocsErrorCode = keyof typeof agentDocsErrorCodes;
@@ -38,10 +34,9 @@ export type AgentDocsWireErrorCode = {
 }[AgentDocsErrorCode];
 
 /**
- * The single error class of @svc/agent-docs, made by `defineErrors` from
- * `agentDocsErrorCodes`; tell cases apart by `code`. `expose` is true for
- * wire errors (the MCP server and the router send their message as is);
- * the underlying error, when there is one, is kept as `cause`.
+ * The single error class of @svc/agent-docs; tell cases apart by `code`.
+ * `expose` is true for wire errors (the MCP server and the router send their
+ * message as is); the underlying error, when there is one, is kept as `cause`.
  *
  * @example
  * try {
@@ -50,7 +45,21 @@ export type AgentDocsWireErrorCode = {
  *   if (error instanceof AgentDocsError && error.code === "INVALID_CONTENT") console.error(error.message);
  * }
  */
-export class AgentDocsError extends defineErrors("AgentDocsError", agentDocsErrorCodes) {}
+export class AgentDocsError extends Error {
+  override readonly name = "AgentDocsError";
+  readonly code: AgentDocsErrorCode;
+  /** HTTP status for wire errors; undefined for local errors. */
+  readonly status: number | undefined;
+  /** True when the message is safe to send to a client (every wire error). */
+  readonly expose: boolean;
+
+  constructor(code: AgentDocsErrorCode, options: { message?: string; cause?: unknown } = {}) {
+    super(options.message ?? agentDocsErrorCodes[code].message, { cause: options.cause });
+    this.code = code;
+    this.status = agentDocsErrorCodes[code].status;
+    this.expose = this.status !== undefined;
+  }
+}
 
 const wireCodes: ReadonlySet<string> = new Set(
   Object.entries(agentDocsErrorCodes).flatMap(([code, entry]) =>
