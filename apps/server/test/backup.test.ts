@@ -18,32 +18,21 @@ import { BACKUP_ERROR_CODES, type BackupManifest } from "../src/cli/backup-forma
 import { restoreBackup } from "../src/cli/restore.js";
 import { readJSON, registerPassword, request } from "./auth-fixtures.js";
 import { ADMIN_TOKEN, startTestServer, TODO_MANIFEST, tempDir } from "./fixtures.js";
-import { type ServerProcess, spawnServer } from "./process.js";
+import { SPAWN_BASE_ENV, spawnedPerTest } from "./process.js";
 import { runSvc } from "./svc-cli.js";
 
-const running: ServerProcess[] = [];
-afterEach(() => {
-  for (const server of running.splice(0)) server.child.kill("SIGKILL");
-});
+const start = spawnedPerTest();
 
 /** The server's environment with every embedded file under `root`. */
 function envIn(root: string, extra: Record<string, string> = {}): Record<string, string> {
   return {
-    SVC_PORT: "0",
-    SVC_HOST: "127.0.0.1",
+    ...SPAWN_BASE_ENV,
     SVC_MANIFEST: TODO_MANIFEST,
-    SVC_ADMIN_TOKEN: ADMIN_TOKEN,
     SVC_DB_PATH: join(root, "data.db"),
     SVC_SESSION_DB: join(root, "sessions.db"),
     SVC_FILES_DIR: join(root, "files"),
     ...extra,
   };
-}
-
-function start(env: Record<string, string>): ServerProcess {
-  const server = spawnServer(env);
-  running.push(server);
-  return server;
 }
 
 /** Runs `svc <argv>` in process with `env`. */

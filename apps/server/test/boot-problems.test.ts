@@ -1,20 +1,16 @@
 import { resolve } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { type ServerProcess, spawnServer } from "./process.js";
+import { describe, expect, it } from "vitest";
+import { spawnedPerTest } from "./process.js";
 
 // `pnpm start` with nothing set, as a first production try goes: every
 // setting to fix comes out at once, one line each. Regression: one attempt
 // per missing variable (SVC_ADMIN_TOKEN, then SVC_MANIFEST).
 
-const running: ServerProcess[] = [];
-afterEach(() => {
-  for (const server of running.splice(0)) server.child.kill("SIGKILL");
-});
+const spawn = spawnedPerTest();
 
 describe("svc-server with nothing configured", () => {
   it("names the missing manifest and admin token together, one line each", async () => {
-    const server = spawnServer({});
-    running.push(server);
+    const server = spawn({});
     const { code, stderr } = await server.exited;
     expect(code).toBe(1);
     // spawnServer runs in apps/server, which holds no svc.json.

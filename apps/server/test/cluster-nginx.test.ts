@@ -1,6 +1,4 @@
 import { randomBytes } from "node:crypto";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import type { ChangeFrame, ServerFrame } from "@svc/sync";
 import { testDatabases } from "@svc/tooling/databases";
 import { type RunningNginx, requireNginx, startNginx } from "@svc/tooling/nginx";
@@ -10,6 +8,7 @@ import { WebSocket } from "ws";
 import { createTestDatabase } from "./auth-fixtures.js";
 import { ADMIN_TOKEN, databaseEnv, tempDir } from "./fixtures.js";
 import { type ServerProcess, spawnServer } from "./process.js";
+import { entity, testManifest, writeTestApp } from "./test-app.js";
 import { connectWs } from "./ws-client.js";
 
 // Issue 22, goal 6: a deployment that behaves as one. Three server
@@ -35,20 +34,13 @@ const SLOW_COMMIT_PREFIX = "slow-commit-";
 
 /** `Note` rows, one per write, named by the write's key; `addNote` inserts one. */
 function writeApp(dir: string): string {
-  const manifest = {
-    manifest_version: 1,
-    name: "cluster-nginx",
-    version: "1",
-    auth: { trustedOrigins: ["http://localhost:5173"] },
-    entities: [{ name: "Note", fields: [{ name: "key", type: "string" }] }],
-  };
-  writeFileSync(join(dir, "svc.json"), JSON.stringify(manifest));
-  mkdirSync(join(dir, "functions"));
-  // `holdMs` keeps the transaction open after the insert (bounded): a write
-  // certain to be in flight when its server is killed.
-  writeFileSync(
-    join(dir, "functions", "addNote.mjs"),
-    `export default {
+  const manifest = testManifest("cluster-nginx", {
+    entities: [entity("Note", { key: "string" })],
+  });
+  return writeTestApp(dir, manifest, {
+    // `holdMs` keeps the transaction open after the insert (bounded): a write
+    // certain to be in flight when its server is killed.
+    addNote: `export default {
   type: "mutation",
   handler: async (ctx, args) => {
     const row = await ctx.db.insert("Note", { key: String(args.key) });
@@ -58,8 +50,7 @@ function writeApp(dir: string): string {
   },
 };
 `,
-  );
-  return join(dir, "svc.json");
+  });
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

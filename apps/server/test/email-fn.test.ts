@@ -1,13 +1,13 @@
-import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
 import { adminAuth } from "@svc/schema";
 import { testDatabases } from "@svc/tooling/databases";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { parseConfig } from "../src/config.js";
-import { createTestDatabase, errorOf, readJSON } from "./auth-fixtures.js";
+import { appServerPerTest } from "./app-server.js";
+import { errorOf, readJSON } from "./auth-fixtures.js";
 import { ADMIN_TOKEN, adminRequest, databaseEnv, startTestServer, tempDir } from "./fixtures.js";
+import { entity, testManifest, writeTestApp } from "./test-app.js";
 
 // ctx.email through the composed server with the real `webhook` provider
 // pointed at a loopback HTTP server, on every database: a mutation's email
@@ -17,21 +17,11 @@ import { ADMIN_TOKEN, adminRequest, databaseEnv, startTestServer, tempDir } from
 
 /** An app whose functions send email; Notes have no policy (admin token only). */
 function writeApp(dir: string): string {
-  const manifest = {
-    manifest_version: 1,
-    name: "email-app",
-    version: "1",
-    auth: { trustedOrigins: ["http://localhost:5173"] },
-    entities: [{ name: "Note", fields: [{ name: "body", type: "string" }] }],
-  };
-  writeFileSync(join(dir, "svc.json"), JSON.stringify(manifest));
-  const functions = join(dir, "functions");
-  mkdirSync(functions);
-  const write = (name: string, source: string): void =>
-    writeFileSync(join(functions, `${name}.mjs`), source);
-  write(
-    "noteAndMail",
-    `export default {
+  const manifest = testManifest("email-app", {
+    entities: [entity("Note", { body: "string" })],
+  });
+  return writeTestApp(dir, manifest, {
+    noteAndMail: `export default {
   type: "mutation",
   handler: async (ctx, args) => {
     const note = await ctx.db.insert("Note", { body: args.body });
@@ -41,10 +31,7 @@ function writeApp(dir: string): string {
   },
 };
 `,
-  );
-  write(
-    "mailNow",
-    `export default {
+    mailNow: `export default {
   type: "action",
   handler: async (ctx, args) => {
     await ctx.email.send({ to: args.to, subject: args.subject, text: "Now" });
@@ -52,8 +39,7 @@ function writeApp(dir: string): string {
   },
 };
 `,
-  );
-  return join(dir, "svc.json");
+  });
 }
 
 interface Captured {
@@ -94,34 +80,32 @@ async function startMailWebhook(readCommitted: () => Promise<string[]>) {
 }
 
 describe.each(testDatabases())("ctx.email through the server on $name", (database) => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  let dir: ReturnType<typeof tempDir>;
   let server: Awaited<ReturnType<typeof startTestServer>>;
   let webhook: Awaited<ReturnType<typeof startMailWebhook>>;
 
   const committedNotes = async (): Promise<string[]> =>
     (await server.store.reader(adminAuth).query("Note", {})).rows.map((row) => String(row.body));
 
+  // Cleanups run last first: the webhook outlives the server.
   beforeEach(async () => {
-    db = await createTestDatabase(database);
-    dir = tempDir();
-    writeApp(dir.path);
     webhook = await startMailWebhook(committedNotes);
-    server = await startTestServer({
-      ...databaseEnv(db.target),
-      SVC_MANIFEST: join(dir.path, "svc.json"),
+    return () => webhook[Symbol.asyncDispose]();
+  });
+  // The server's own clock: mail goes out in real time.
+  const app = appServerPerTest(database, {
+    writeApp,
+    start: ({ target, manifest }, env) =>
+      startTestServer({ ...databaseEnv(target), SVC_MANIFEST: manifest, ...env }),
+    env: () => ({
       SVC_EMAIL_PROVIDER: "webhook",
       SVC_EMAIL_ENDPOINT: webhook.url,
       SVC_EMAIL_API_KEY: "mail-key",
       SVC_EMAIL_FROM: "App <app@example.com>",
-    });
+    }),
   });
 
-  afterEach(async () => {
-    await server[Symbol.asyncDispose]();
-    await webhook[Symbol.asyncDispose]();
-    dir[Symbol.dispose]();
-    await db[Symbol.asyncDispose]();
+  beforeEach(() => {
+    server = app.server;
   });
 
   it("sends a mutation's email after its transaction committed, one POST per recipient", async () => {

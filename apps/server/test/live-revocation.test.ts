@@ -13,7 +13,7 @@ import {
   type SignInBody,
 } from "./auth-fixtures.js";
 import { ADMIN_TOKEN, adminRequest, databaseEnv, tempDir } from "./fixtures.js";
-import { spawnServer } from "./process.js";
+import { killAll, SPAWN_BASE_ENV, spawnServer } from "./process.js";
 import { entity, OWNER, signInManifest, writeTestApp } from "./test-app.js";
 import { attemptWs, connectWs, type WsClient } from "./ws-client.js";
 
@@ -378,15 +378,13 @@ describe.skipIf(postgres === undefined)(
       await using db = await createTestDatabase(postgres);
       using dir = tempDir();
       const env = {
+        ...SPAWN_BASE_ENV,
         ...databaseEnv(db.target),
         SVC_MANIFEST: writeApp(dir.path),
-        SVC_ADMIN_TOKEN: ADMIN_TOKEN,
-        SVC_HOST: "127.0.0.1",
         SVC_RATE_LIMIT: "off",
       };
-      // Port 0: each server and its side ports take free ports of their own.
-      const first = spawnServer({ ...env, SVC_PORT: "0" });
-      const second = spawnServer({ ...env, SVC_PORT: "0" });
+      const first = spawnServer(env);
+      const second = spawnServer(env);
       try {
         const [urlA, urlB] = await Promise.all([first.ready, second.ready]);
         const a = { url: urlA as string };
@@ -402,9 +400,7 @@ describe.skipIf(postgres === undefined)(
           reason: "credential revoked",
         });
       } finally {
-        first.child.kill("SIGKILL");
-        second.child.kill("SIGKILL");
-        await Promise.all([first.exited, second.exited]);
+        await killAll([first, second]);
       }
     });
   },

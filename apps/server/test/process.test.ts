@@ -3,24 +3,13 @@ import { join } from "node:path";
 import { type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
 import { afterEach, describe, expect, it } from "vitest";
 import { ADMIN_TOKEN, databaseEnv, TODO_MANIFEST, tempDir } from "./fixtures.js";
-import { type ServerProcess, spawnServer } from "./process.js";
+import { type ServerProcess, SPAWN_BASE_ENV, spawnedPerTest } from "./process.js";
 import { connectWs } from "./ws-client.js";
 
-const running: ServerProcess[] = [];
-afterEach(() => {
-  for (const server of running.splice(0)) server.child.kill("SIGKILL");
-});
+const spawn = spawnedPerTest();
 
 function start(env: Record<string, string>): ServerProcess {
-  const server = spawnServer({
-    SVC_PORT: "0",
-    SVC_HOST: "127.0.0.1",
-    SVC_MANIFEST: TODO_MANIFEST,
-    SVC_ADMIN_TOKEN: ADMIN_TOKEN,
-    ...env,
-  });
-  running.push(server);
-  return server;
+  return spawn({ ...SPAWN_BASE_ENV, SVC_MANIFEST: TODO_MANIFEST, ...env });
 }
 
 describe("the svc-server process", () => {

@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { resolve } from "node:path";
+import { afterEach } from "vitest";
+import { ADMIN_TOKEN } from "./fixtures.js";
 
 const SERVER_DIR = resolve(import.meta.dirname, "..");
 
@@ -50,4 +52,33 @@ export function spawnServer(env: Record<string, string>): ServerProcess {
     child.once("exit", (code, signal) => resolveExit({ code, signal, stdout, stderr }));
   });
   return { child, ready, exited };
+}
+
+/** What every spawned test server is given: a free loopback port (and side ports) and the admin token. */
+export const SPAWN_BASE_ENV: Readonly<Record<string, string>> = {
+  SVC_PORT: "0",
+  SVC_HOST: "127.0.0.1",
+  SVC_ADMIN_TOKEN: ADMIN_TOKEN,
+};
+
+/** Kills each server that was spawned (SIGKILL) and waits until it has exited. */
+export async function killAll(servers: readonly (ServerProcess | undefined)[]): Promise<void> {
+  for (const server of servers) server?.child.kill("SIGKILL");
+  await Promise.all(servers.map((server) => server?.exited));
+}
+
+/**
+ * A `spawnServer` whose servers are killed (SIGKILL) after each test of
+ * the calling file or suite, so a failing test leaves none running.
+ */
+export function spawnedPerTest(): (env: Record<string, string>) => ServerProcess {
+  const running: ServerProcess[] = [];
+  afterEach(() => {
+    for (const server of running.splice(0)) server.child.kill("SIGKILL");
+  });
+  return (env) => {
+    const server = spawnServer(env);
+    running.push(server);
+    return server;
+  };
 }

@@ -1,16 +1,10 @@
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import type { ShardServerFrame } from "@svc/sync";
 import { testDatabases } from "@svc/tooling/databases";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  createTestDatabase,
-  registerPassword,
-  type SignInBody,
-  TRUSTED_ORIGIN,
-} from "./auth-fixtures.js";
-import { ADMIN_TOKEN, databaseEnv, tempDir } from "./fixtures.js";
-import { type ServerProcess, spawnServer } from "./process.js";
+import { createTestDatabase, registerPassword, type SignInBody } from "./auth-fixtures.js";
+import { databaseEnv, tempDir } from "./fixtures.js";
+import { killAll, type ServerProcess, SPAWN_BASE_ENV, spawnServer } from "./process.js";
+import { signInManifest, writeTestApp } from "./test-app.js";
 import { connectWs, type WsClient } from "./ws-client.js";
 
 // Issue 22, goal 4: two real server processes on one Postgres database,
@@ -23,33 +17,17 @@ import { connectWs, type WsClient } from "./ws-client.js";
 
 /** A room kind without logic, one with logic (ticks from the process that runs it), a pair, a private one. */
 function writeApp(dir: string): string {
-  const manifest = {
-    manifest_version: 1,
-    name: "shards-two-servers",
-    version: "1",
-    auth: { trustedOrigins: [TRUSTED_ORIGIN] },
-    entities: [
-      {
-        name: "User",
-        fields: [
-          { name: "email", type: "string", unique: true },
-          { name: "emailVerified", type: "string", optional: true },
-        ],
-      },
-    ],
+  const manifest = signInManifest("shards-two-servers", {
     rooms: [
       { name: "chat", join: "auth.userId != null" },
       { name: "game", join: "auth.userId != null", tickMs: 50 },
       { name: "pair", join: "auth.userId != null", maxMembers: 2 },
       { name: "inbox", join: "room.key == auth.userId" },
     ],
-  };
-  writeFileSync(join(dir, "svc.json"), JSON.stringify(manifest));
-  mkdirSync(join(dir, "functions"));
-  // A plain module (no import): the shape `room(...)` returns.
-  writeFileSync(
-    join(dir, "functions", "gameRoom.mjs"),
-    `export default {
+  });
+  return writeTestApp(dir, manifest, {
+    // A plain module (no import): the shape `room(...)` returns.
+    gameRoom: `export default {
   type: "room",
   room: "game",
   onJoin(ctx, { member }) {
@@ -63,8 +41,7 @@ function writeApp(dir: string): string {
   },
 };
 `,
-  );
-  return join(dir, "svc.json");
+  });
 }
 
 const postgres = testDatabases().find((database) => database.name === "postgres");
@@ -119,13 +96,10 @@ describe.skipIf(postgres === undefined)(
       db = await createTestDatabase(postgres);
       dir = tempDir();
       const env = {
+        ...SPAWN_BASE_ENV,
         ...databaseEnv(db.target),
         SVC_MANIFEST: writeApp(dir.path),
-        SVC_ADMIN_TOKEN: ADMIN_TOKEN,
-        SVC_HOST: "127.0.0.1",
         SVC_RATE_LIMIT: "off",
-        // Ports 0: each server and its side ports take free ports of their own.
-        SVC_PORT: "0",
       };
       first = spawnServer(env);
       second = spawnServer(env);
@@ -139,9 +113,7 @@ describe.skipIf(postgres === undefined)(
 
     afterAll(async () => {
       for (const client of clients) client.socket.terminate();
-      first?.child.kill("SIGKILL");
-      second?.child.kill("SIGKILL");
-      await Promise.all([first?.exited, second?.exited]);
+      await killAll([first, second]);
       await db?.[Symbol.asyncDispose]();
       dir?.[Symbol.dispose]();
     });
