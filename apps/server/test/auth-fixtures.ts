@@ -123,6 +123,20 @@ export function post(
   return request(server, "POST", path, { ...options, body });
 }
 
+/** Inserts a row through `POST /api/entities/<entity>` as `token`'s caller; expects 201 and returns its id. */
+export async function insertRow(
+  server: { url: string },
+  entity: string,
+  data: Record<string, unknown>,
+  token: string,
+): Promise<string> {
+  const answer = await readJSON<{ id: string }>(
+    post(server, `/api/entities/${entity}`, data, { token }),
+  );
+  expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+  return answer.body.id;
+}
+
 /** A parsed response: status, headers and JSON body. */
 export interface JSONResponse<T> {
   readonly status: number;

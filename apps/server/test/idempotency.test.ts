@@ -8,7 +8,7 @@ import {
   registerPassword,
   request,
 } from "./auth-fixtures.js";
-import { entity, OWNER, signInManifest, writeTestApp } from "./test-app.js";
+import { entity, OWNER, ownRowsPolicy, signInManifest, writeTestApp } from "./test-app.js";
 
 // `Idempotency-Key` on the write routes, through the composed server on
 // every database: a replay answers the recorded response and writes
@@ -31,16 +31,7 @@ switches.__idempotencyTest = {};
 function writeApp(dir: string): string {
   const manifest = signInManifest("idempotency-app", {
     entities: [entity("Note", { body: "string", ownerId: OWNER })],
-    policies: [
-      {
-        name: "own notes",
-        entity: "Note",
-        allowRead: "auth.userId == data.ownerId",
-        allowInsert: "auth.userId != null",
-        allowUpdate: "auth.userId == existing.ownerId",
-        allowDelete: "auth.userId == existing.ownerId",
-      },
-    ],
+    policies: [ownRowsPolicy("own notes", "Note", { edits: true })],
   });
   return writeTestApp(dir, manifest, {
     addNote: `export default {

@@ -12,7 +12,7 @@ import {
   request,
 } from "./auth-fixtures.js";
 import { adminRequest } from "./fixtures.js";
-import { entity, OWNER, signInManifest, writeTestApp } from "./test-app.js";
+import { entity, OWNER, ownRowsPolicy, signInManifest, writeTestApp } from "./test-app.js";
 
 // Durable jobs through the composed server, on every database:
 // ctx.scheduler in a mutation (committed: the job runs as the scheduling
@@ -23,14 +23,7 @@ import { entity, OWNER, signInManifest, writeTestApp } from "./test-app.js";
 function writeApp(dir: string): string {
   const manifest = signInManifest("jobs-app", {
     entities: [entity("Note", { body: "string", ownerId: OWNER })],
-    policies: [
-      {
-        name: "own notes",
-        entity: "Note",
-        allowRead: "auth.userId == data.ownerId",
-        allowInsert: "auth.userId != null",
-      },
-    ],
+    policies: [ownRowsPolicy("own notes", "Note")],
   });
   return writeTestApp(dir, manifest, {
     scheduleNote: `export default {

@@ -6,6 +6,7 @@ import { appServerPerTest } from "./app-server.js";
 import {
   type AuthTestServer,
   createTestDatabase,
+  insertRow,
   post,
   readJSON,
   registerPassword,
@@ -15,7 +16,7 @@ import {
 import { ADMIN_TOKEN, adminRequest, databaseEnv, tempDir } from "./fixtures.js";
 import { killAll, SPAWN_BASE_ENV, spawnServer } from "./process.js";
 import { entity, OWNER, signInManifest, writeTestApp } from "./test-app.js";
-import { attemptWs, connectWs, type WsClient } from "./ws-client.js";
+import { attemptWs, connectWs, nextOf, type WsClient } from "./ws-client.js";
 
 // Regression tests for issue 21's first and third findings: a credential
 // revoked while a live connection is open (sign-out, every session, an API
@@ -49,15 +50,6 @@ function writeApp(dir: string): string {
     ],
   });
   return writeTestApp(dir, manifest);
-}
-
-async function nextOf<T extends ServerFrame["type"]>(
-  client: WsClient,
-  type: T,
-): Promise<Extract<ServerFrame, { type: T }>> {
-  const frame = await client.next();
-  expect(frame.type, JSON.stringify(frame)).toBe(type);
-  return frame as Extract<ServerFrame, { type: T }>;
 }
 
 /** Resolves with the close, or rejects when the socket is still open after `ms`. */
@@ -150,10 +142,7 @@ describe.each(testDatabases())(
     });
 
     const addTask = async (token: string, ownerId: string, title: string) => {
-      const answer = await readJSON(
-        post(server, "/api/entities/Task", { title, ownerId }, { token }),
-      );
-      expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+      await insertRow(server, "Task", { title, ownerId }, token);
     };
 
     it.each([

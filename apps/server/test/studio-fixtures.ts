@@ -8,7 +8,7 @@ import { afterEach, beforeEach, expect } from "vitest";
 import { type AppServer, appServerPerTest } from "./app-server.js";
 import { type AuthTestServer, createClock, startAuthServer } from "./auth-fixtures.js";
 import { ADMIN_TOKEN } from "./fixtures.js";
-import { entity, OWNER, signInManifest, writeTestApp } from "./test-app.js";
+import { entity, OWNER, ownRowsPolicy, signInManifest, writeTestApp } from "./test-app.js";
 
 // The studio tests' app and an HTTP client that behaves like a browser
 // on the studio's forms: it keeps the studio cookie, reads the CSRF token
@@ -46,16 +46,7 @@ export function writeStudioApp(dir: string): string {
     ],
     // A room kind, for the Live page's room sockets.
     rooms: [{ name: "lobby", join: "auth.userId != null" }],
-    policies: [
-      {
-        name: "own notes",
-        entity: "Note",
-        allowRead: "auth.userId == data.ownerId",
-        allowInsert: "auth.userId != null",
-        allowUpdate: "auth.userId == existing.ownerId",
-        allowDelete: "auth.userId == existing.ownerId",
-      },
-    ],
+    policies: [ownRowsPolicy("own notes", "Note", { edits: true })],
   });
   return writeTestApp(dir, manifest, {
     echo: `export default { type: "query", handler: async (ctx, args) => ({ echoed: args, admin: ctx.auth.isAdmin }) };\n`,

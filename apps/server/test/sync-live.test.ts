@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { appServerPerTest } from "./app-server.js";
 import {
   type AuthTestServer,
+  insertRow,
   post,
   readJSON,
   registerPassword,
@@ -96,13 +97,8 @@ describe.each(testDatabases())("live transports of the server on $name", (databa
     for (const close of closers.splice(0)) await close();
   });
 
-  const addTask = async (title: string, assigneeId = alice.user_id) => {
-    const answer = await readJSON<{ id: string }>(
-      post(server, "/api/entities/Task", { title, assigneeId }, { token: alice.token }),
-    );
-    expect(answer.status, JSON.stringify(answer.body)).toBe(201);
-    return answer.body.id;
-  };
+  const addTask = (title: string, assigneeId = alice.user_id) =>
+    insertRow(server, "Task", { title, assigneeId }, alice.token);
 
   const ws = async (url: string, token: string, path?: string): Promise<WsClient> => {
     const client = await connectWs({ url }, { token, ...(path !== undefined && { path }) });

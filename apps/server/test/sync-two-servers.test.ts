@@ -5,7 +5,7 @@ import { appServerPerTest, startAppServer } from "./app-server.js";
 import { writeAssignedTasksApp } from "./assigned-tasks-app.js";
 import {
   type AuthTestServer,
-  post,
+  insertRow,
   readJSON,
   registerPassword,
   request,
@@ -84,18 +84,8 @@ describe.skipIf(postgres === undefined)("sync across two servers on Postgres", (
     return { frames, cursor: Number((snapshot as { cursor: string }).cursor) };
   };
 
-  const addTask = async (title: string): Promise<string> => {
-    const answer = await readJSON<{ id: string }>(
-      post(
-        first,
-        "/api/entities/Task",
-        { title, assigneeId: alice.user_id },
-        { token: alice.token },
-      ),
-    );
-    expect(answer.status, JSON.stringify(answer.body)).toBe(201);
-    return answer.body.id;
-  };
+  const addTask = (title: string): Promise<string> =>
+    insertRow(first, "Task", { title, assigneeId: alice.user_id }, alice.token);
 
   const pullFrom = async (server: AuthTestServer, since: number): Promise<Pulled["changes"]> => {
     const changes: Pulled["changes"] = [];

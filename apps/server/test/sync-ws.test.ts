@@ -1,33 +1,24 @@
-import type { ServerFrame, SnapshotFrame } from "@svc/sync";
+import type { SnapshotFrame } from "@svc/sync";
 import { testDatabases } from "@svc/tooling/databases";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { appServerPerTest } from "./app-server.js";
 import { writeAssignedTasksApp } from "./assigned-tasks-app.js";
 import {
   type AuthTestServer,
-  post,
+  insertRow,
   readJSON,
   registerPassword,
   request,
   type SignInBody,
   TRUSTED_ORIGIN,
 } from "./auth-fixtures.js";
-import { attemptWs, connectWs, type WsClient } from "./ws-client.js";
+import { attemptWs, connectWs, nextOf, type WsClient } from "./ws-client.js";
 
 // The WebSocket transport at /ws on the main port, on every database: a
 // snapshot read as the caller, then the changes its read policy admits.
 
 function writeApp(dir: string): string {
   return writeAssignedTasksApp(dir, "sync-ws-app");
-}
-
-async function nextOf<T extends ServerFrame["type"]>(
-  client: WsClient,
-  type: T,
-): Promise<Extract<ServerFrame, { type: T }>> {
-  const frame = await client.next();
-  expect(frame.type, JSON.stringify(frame)).toBe(type);
-  return frame as Extract<ServerFrame, { type: T }>;
 }
 
 async function subscribe(
@@ -70,18 +61,8 @@ describe.each(testDatabases())("sync over WebSocket on $name", (database) => {
     await Promise.all(clients.splice(0).map((client) => client.close()));
   });
 
-  const addTask = async (user: SignInBody, title: string): Promise<string> => {
-    const answer = await readJSON<{ id: string }>(
-      post(
-        server,
-        "/api/entities/Task",
-        { title, assigneeId: user.user_id },
-        { token: user.token },
-      ),
-    );
-    expect(answer.status, JSON.stringify(answer.body)).toBe(201);
-    return answer.body.id;
-  };
+  const addTask = (user: SignInBody, title: string): Promise<string> =>
+    insertRow(server, "Task", { title, assigneeId: user.user_id }, user.token);
 
   const patchTask = async (user: SignInBody, id: string, patch: Record<string, unknown>) => {
     const answer = await readJSON(

@@ -22,6 +22,24 @@ export function entity(name: string, fields: Readonly<Record<string, FieldSpec>>
 /** The owner field: the server stamps it with the writer's user id. */
 export const OWNER = { type: "string", owner: true } as const;
 
+/**
+ * A policy that lets any signed-in user insert `entity` rows and read only
+ * their own (by the OWNER field `ownerId`); with `edits`, update and delete
+ * only their own too.
+ */
+export function ownRowsPolicy(name: string, entity: string, options: { edits?: boolean } = {}) {
+  return {
+    name,
+    entity,
+    allowRead: "auth.userId == data.ownerId",
+    allowInsert: "auth.userId != null",
+    ...(options.edits === true && {
+      allowUpdate: "auth.userId == existing.ownerId",
+      allowDelete: "auth.userId == existing.ownerId",
+    }),
+  };
+}
+
 /** What a test app declares; any manifest key passes through. */
 export interface AppParts {
   readonly entities?: readonly unknown[];

@@ -1,4 +1,5 @@
 import type { ServerFrame } from "@svc/sync";
+import { expect } from "vitest";
 import { WebSocket } from "ws";
 
 /** A connected test client: frames in arrival order, awaited one at a time. */
@@ -10,6 +11,16 @@ export interface WsClient {
   /** Resolves with the close code and reason. */
   readonly closed: Promise<{ code: number; reason: string }>;
   close(): Promise<void>;
+}
+
+/** Takes the client's next frame and expects it to be of `type`. */
+export async function nextOf<T extends ServerFrame["type"]>(
+  client: WsClient,
+  type: T,
+): Promise<Extract<ServerFrame, { type: T }>> {
+  const frame = await client.next();
+  expect(frame.type, JSON.stringify(frame)).toBe(type);
+  return frame as Extract<ServerFrame, { type: T }>;
 }
 
 /** How a connection attempt ended before any frame: refused with a status, or opened. */
