@@ -11,10 +11,9 @@ import {
   DEFAULT_MAX_RESULT_BYTES,
   DEFAULT_MAX_SNAPSHOT_BYTES,
   type LiveQueryRunner,
-  openSession,
-  type ServerFrame,
   type SyncOptions,
 } from "../src/index.js";
+import { collectingSession } from "./collecting-session.js";
 import { alice, useSyncFixture } from "./fixture.js";
 
 // Issue 21, finding 2: one caller stalled the server through subscriptions
@@ -166,27 +165,8 @@ describe.each(testDatabases())("frame bounds on $name", (database) => {
       },
     };
     const sync = createSync({ store: counted, log, queries: runner, ...syncOptions });
-    const frames: ServerFrame[] = [];
-    const bytes: number[] = [];
-    const waiters: (() => void)[] = [];
-    const arrived = (frame: ServerFrame, size: number) => {
-      frames.push(frame);
-      bytes.push(size);
-      for (const wake of waiters.splice(0)) wake();
-    };
-    const session = openSession(
-      alice,
-      sync,
-      {
-        send: (frame) => arrived(frame, Buffer.byteLength(JSON.stringify(frame))),
-        sendChange: (encoded) => arrived(JSON.parse(encoded.toString()), encoded.length),
-        open: true,
-      },
-      (error) => {
-        throw error;
-      },
-    );
-    stops.push(sync.subscribe((changes, resolveExists) => session.deliver(changes, resolveExists)));
+    const { session, frames, bytes, until, unsubscribe } = collectingSession(sync, alice);
+    stops.push(unsubscribe);
     stops.push(() => session.close());
     return {
       frames,
@@ -195,10 +175,7 @@ describe.each(testDatabases())("frame bounds on $name", (database) => {
       reads,
       subscribe: (id: string, frame: Record<string, unknown>) =>
         session.handle({ type: "subscribe", id, ...frame } as Parameters<typeof session.handle>[0]),
-      async until(count: number): Promise<ServerFrame[]> {
-        while (frames.length < count) await new Promise<void>((wake) => waiters.push(wake));
-        return frames.slice(0, count);
-      },
+      until,
     };
   };
 

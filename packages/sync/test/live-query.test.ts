@@ -6,11 +6,10 @@ import {
   createReadTracker,
   createSync,
   type LiveQueryRunner,
-  openSession,
   readDependencies,
-  type ServerFrame,
   SyncError,
 } from "../src/index.js";
+import { collectingSession } from "./collecting-session.js";
 import { alice, syncManifest, useSyncFixture } from "./fixture.js";
 
 // Live query functions through a session: the value first, a rerun when a
@@ -69,27 +68,8 @@ describe.each(testDatabases())("live queries on $name", (database) => {
       log,
       ...(options.withRunner !== false && { queries: runner }),
     });
-    const frames: ServerFrame[] = [];
-    const waiters: (() => void)[] = [];
-    const session = openSession(
-      alice,
-      sync,
-      {
-        send: (frame) => {
-          frames.push(frame);
-          for (const wake of waiters.splice(0)) wake();
-        },
-        sendChange: (encoded) => {
-          frames.push(JSON.parse(encoded.toString()) as ServerFrame);
-          for (const wake of waiters.splice(0)) wake();
-        },
-        open: true,
-      },
-      (error) => {
-        throw error;
-      },
-    );
-    stops.push(sync.subscribe((changes, resolveExists) => session.deliver(changes, resolveExists)));
+    const { session, frames, until, unsubscribe } = collectingSession(sync, alice);
+    stops.push(unsubscribe);
     stops.push(() => session.close());
     return {
       frames,
@@ -97,10 +77,7 @@ describe.each(testDatabases())("live queries on $name", (database) => {
       session,
       subscribe: (id: string, query: string, args?: unknown) =>
         session.handle({ type: "subscribe", id, query, ...(args !== undefined && { args }) }),
-      async until(count: number): Promise<ServerFrame[]> {
-        while (frames.length < count) await new Promise<void>((wake) => waiters.push(wake));
-        return frames.slice(0, count);
-      },
+      until,
     };
   };
 

@@ -10,6 +10,7 @@ import {
   type ChangeLog,
   createChangeLog,
   createSync,
+  type ListenOptions,
   type LoggedChange,
   reconnectDelay,
   syncMigrations,
@@ -103,12 +104,101 @@ interface Server {
   readonly errors: unknown[];
 }
 
-describe.skipIf(postgres === undefined)("change feed across servers on Postgres", () => {
+type PostgresTarget = Extract<TestDatabaseTarget, { dialect: "postgres" }>;
+
+/**
+ * Servers on one fresh Postgres schema per test. `start` opens one: its own
+ * pool, a change log listening under a held scheduler (the schema's URL unless
+ * `listen` names another), a migrated store, and a subscriber recording what
+ * arrives. After each test the servers still in `servers` are closed and the
+ * schema is dropped.
+ */
+function usePostgresServers(presenceMs: number) {
   const database = postgres as NonNullable<typeof postgres>;
-  let target: Extract<TestDatabaseTarget, { dialect: "postgres" }>;
+  const cluster = {
+    target: undefined as unknown as PostgresTarget,
+    servers: [] as Server[],
+    async start(listen: Partial<ListenOptions> = {}): Promise<Server> {
+      const connection = openPostgres(cluster.target.url, { max: 4 });
+      const scheduler = heldScheduler();
+      const errors: unknown[] = [];
+      const log = createChangeLog({
+        db: connection.db,
+        dialect: connection.dialect,
+        listen: {
+          connectionString: cluster.target.url,
+          schedule: scheduler.schedule,
+          presenceMs,
+          ...listen,
+        },
+        onError: (error) => errors.push(error),
+      });
+      const store = createStore({
+        db: connection.db,
+        dialect: connection.dialect,
+        manifest: syncManifest,
+        changeBus: log,
+      });
+      await store.migrate({ packages: [syncMigrations()] });
+      const server: Server = {
+        connection,
+        log,
+        store,
+        scheduler,
+        received: [],
+        resets: [],
+        errors,
+      };
+      log.subscribe((changes: readonly LoggedChange[]) => {
+        server.received.push(...changes.map((change) => change.cursor));
+      });
+      log.onReset(() => server.resets.push(server.received.length));
+      await log.ready();
+      cluster.servers.push(server);
+      return server;
+    },
+  };
+  beforeEach(async () => {
+    cluster.target = (await database.create()) as PostgresTarget;
+  });
+  afterEach(async () => {
+    for (const server of cluster.servers) {
+      await server.log.close();
+      await server.connection.close();
+    }
+    cluster.servers = [];
+    await database.destroy(cluster.target);
+  });
+  return cluster;
+}
+
+/** Commits `count` rows through `server`'s store. */
+function insert(server: Server, count = 1): Promise<unknown> {
+  return server.store.transaction(adminAuth, async (db) => {
+    for (let i = 0; i < count; i += 1) await db.insert("Secret", { value: `v${i}` });
+  });
+}
+
+/** Every payload notified on the servers' channel from now on, read by a plain client. */
+async function watchChannel(url: string) {
+  const { default: pg } = await import("pg");
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const channel = await client.query<{ name: string }>(
+    "select 'svc_changes_' || substr(md5(current_schema()), 1, 8) as name",
+  );
+  const payloads: string[] = [];
+  client.on("notification", (message) => payloads.push(message.payload ?? ""));
+  await client.query(`LISTEN "${channel.rows[0]?.name}"`);
+  return { payloads, close: () => client.end() };
+}
+
+describe.skipIf(postgres === undefined)("change feed across servers on Postgres", () => {
+  // Peers are taken as gone after five presences: 500 ms here.
+  const PRESENCE_MS = 100;
+  const cluster = usePostgresServers(PRESENCE_MS);
   let a: Server;
   let b: Server;
-  let servers: Server[] = [];
 
   const named = (url: string, applicationName: string): string => {
     const parsed = new URL(url);
@@ -116,59 +206,13 @@ describe.skipIf(postgres === undefined)("change feed across servers on Postgres"
     return parsed.toString();
   };
 
-  // Peers are taken as gone after five presences: 500 ms here.
-  const PRESENCE_MS = 100;
-
-  const startServer = async (name: string): Promise<Server> => {
-    const connection = openPostgres(target.url, { max: 4 });
-    const scheduler = heldScheduler();
-    const errors: unknown[] = [];
-    const log = createChangeLog({
-      db: connection.db,
-      dialect: connection.dialect,
-      listen: {
-        connectionString: named(target.url, name),
-        schedule: scheduler.schedule,
-        presenceMs: PRESENCE_MS,
-      },
-      onError: (error) => errors.push(error),
-    });
-    const store = createStore({
-      db: connection.db,
-      dialect: connection.dialect,
-      manifest: syncManifest,
-      changeBus: log,
-    });
-    await store.migrate({ packages: [syncMigrations()] });
-    const server: Server = { connection, log, store, scheduler, received: [], resets: [], errors };
-    log.subscribe((changes: readonly LoggedChange[]) => {
-      server.received.push(...changes.map((change) => change.cursor));
-    });
-    log.onReset(() => server.resets.push(server.received.length));
-    await log.ready();
-    servers.push(server);
-    return server;
-  };
+  const startServer = (name: string): Promise<Server> =>
+    cluster.start({ connectionString: named(cluster.target.url, name) });
 
   beforeEach(async () => {
-    target = (await database.create()) as typeof target;
     a = await startServer("svc_feed_a");
     b = await startServer("svc_feed_b");
   });
-
-  afterEach(async () => {
-    for (const server of servers) {
-      await server.log.close();
-      await server.connection.close();
-    }
-    servers = [];
-    await database.destroy(target);
-  });
-
-  const insert = (server: Server, count = 1): Promise<unknown> =>
-    server.store.transaction(adminAuth, async (db) => {
-      for (let i = 0; i < count; i += 1) await db.insert("Secret", { value: `v${i}` });
-    });
 
   const logged = async (): Promise<number[]> =>
     (await a.log.read(0, 10_000)).filter((entry) => entry.op !== "reset").map((e) => e.cursor);
@@ -177,7 +221,7 @@ describe.skipIf(postgres === undefined)("change feed across servers on Postgres"
   const settle = async (via: Server = a): Promise<number> => {
     await insert(via);
     const last = await a.log.latestCursor();
-    for (const server of servers) {
+    for (const server of cluster.servers) {
       await waitFor(() => server.received.includes(last), `cursor ${last} on every server`);
     }
     return last;
@@ -190,24 +234,11 @@ describe.skipIf(postgres === undefined)("change feed across servers on Postgres"
     return result.rows.map((row) => row.pid);
   };
 
-  /** Every payload notified on the servers' channel from now on, read by a plain client. */
-  const watchChannel = async () => {
-    const { default: pg } = await import("pg");
-    const client = new pg.Client({ connectionString: target.url });
-    await client.connect();
-    const channel = await client.query<{ name: string }>(
-      "select 'svc_changes_' || substr(md5(current_schema()), 1, 8) as name",
-    );
-    const payloads: string[] = [];
-    client.on("notification", (message) => payloads.push(message.payload ?? ""));
-    await client.query(`LISTEN "${channel.rows[0]?.name}"`);
-    return { payloads, close: () => client.end() };
-  };
   const announcements = (payloads: readonly string[]): string[] =>
     payloads.filter((payload) => !payload.endsWith(":hello"));
 
   it("announces commits only while another server listens, and catches a newcomer up", async () => {
-    const channel = await watchChannel();
+    const channel = await watchChannel(cluster.target.url);
     try {
       await settle(a);
       channel.payloads.length = 0;
@@ -219,7 +250,7 @@ describe.skipIf(postgres === undefined)("change feed across servers on Postgres"
       // B goes away; once A has not heard from it for five presences, A
       // stops announcing (a plain listener like this one does not count).
       await b.log.close();
-      servers = servers.filter((server) => server !== b);
+      cluster.servers = cluster.servers.filter((server) => server !== b);
       await new Promise((resolve) => setTimeout(resolve, PRESENCE_MS * 5 + 200));
       channel.payloads.length = 0;
       for (let i = 0; i < 5; i += 1) await insert(a);
@@ -386,83 +417,19 @@ describe.skipIf(postgres === undefined)("change feed across servers on Postgres"
 });
 
 describe.skipIf(postgres === undefined)("following on demand on Postgres", () => {
-  const database = postgres as NonNullable<typeof postgres>;
-  let target: Extract<TestDatabaseTarget, { dialect: "postgres" }>;
-  let servers: Server[] = [];
   const PRESENCE_MS = 50;
+  const cluster = usePostgresServers(PRESENCE_MS);
 
   // `listen.onDemand` with no idle delay: the last release pauses at once.
-  const startServer = async (): Promise<Server> => {
-    const connection = openPostgres(target.url, { max: 4 });
-    const scheduler = heldScheduler();
-    const errors: unknown[] = [];
-    const log = createChangeLog({
-      db: connection.db,
-      dialect: connection.dialect,
-      listen: {
-        connectionString: target.url,
-        schedule: scheduler.schedule,
-        presenceMs: PRESENCE_MS,
-        onDemand: true,
-        idleMs: 0,
-      },
-      onError: (error) => errors.push(error),
-    });
-    const store = createStore({
-      db: connection.db,
-      dialect: connection.dialect,
-      manifest: syncManifest,
-      changeBus: log,
-    });
-    await store.migrate({ packages: [syncMigrations()] });
-    const server: Server = { connection, log, store, scheduler, received: [], resets: [], errors };
-    log.subscribe((changes: readonly LoggedChange[]) => {
-      server.received.push(...changes.map((change) => change.cursor));
-    });
-    log.onReset(() => server.resets.push(server.received.length));
-    await log.ready();
-    servers.push(server);
-    return server;
-  };
-
-  beforeEach(async () => {
-    target = (await database.create()) as typeof target;
-  });
-
-  afterEach(async () => {
-    for (const server of servers) {
-      await server.log.close();
-      await server.connection.close();
-    }
-    servers = [];
-    await database.destroy(target);
-  });
-
-  const insert = (server: Server, count = 1): Promise<unknown> =>
-    server.store.transaction(adminAuth, async (db) => {
-      for (let i = 0; i < count; i += 1) await db.insert("Secret", { value: `v${i}` });
-    });
+  const startServer = (): Promise<Server> => cluster.start({ onDemand: true, idleMs: 0 });
 
   const loggedAfter = async (server: Server, since: number): Promise<number[]> =>
     (await server.log.read(since, 10_000)).map((entry) => entry.cursor);
 
-  const watchChannel = async () => {
-    const { default: pg } = await import("pg");
-    const client = new pg.Client({ connectionString: target.url });
-    await client.connect();
-    const channel = await client.query<{ name: string }>(
-      "select 'svc_changes_' || substr(md5(current_schema()), 1, 8) as name",
-    );
-    const payloads: string[] = [];
-    client.on("notification", (message) => payloads.push(message.payload ?? ""));
-    await client.query(`LISTEN "${channel.rows[0]?.name}"`);
-    return { payloads, close: () => client.end() };
-  };
-
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
   it("a server with no consumer pauses: no hello, no announcement, nothing read of the others", async () => {
-    const channel = await watchChannel();
+    const channel = await watchChannel(cluster.target.url);
     try {
       const p = await startServer();
       const q = await startServer();
@@ -496,7 +463,7 @@ describe.skipIf(postgres === undefined)("following on demand on Postgres", () =>
   });
 
   it("a consumer arriving resumes the tail: every later commit of another server once, in order", async () => {
-    const channel = await watchChannel();
+    const channel = await watchChannel(cluster.target.url);
     try {
       const p = await startServer();
       const q = await startServer();
@@ -561,7 +528,12 @@ describe.skipIf(postgres === undefined)("following on demand on Postgres", () =>
     const received: number[] = [];
     const feed = createPgFeed({
       db,
-      listen: { connectionString: target.url, onDemand: true, idleMs: 0, presenceMs: PRESENCE_MS },
+      listen: {
+        connectionString: cluster.target.url,
+        onDemand: true,
+        idleMs: 0,
+        presenceMs: PRESENCE_MS,
+      },
       read: async (since, limit) =>
         (await readPositioned(db, since, limit)).map((row) => ({
           cursor: Number(row.pos),

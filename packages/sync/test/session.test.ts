@@ -2,14 +2,8 @@ import { adminAuth, createAuthContext } from "@svc/schema";
 import type { EntityReader } from "@svc/store";
 import { testDatabases } from "@svc/tooling/databases";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  createExistsCache,
-  MAX_SUBSCRIPTIONS,
-  openSession,
-  type ServerFrame,
-  type Session,
-  type SubscribeFrame,
-} from "../src/index.js";
+import { createExistsCache, MAX_SUBSCRIPTIONS, type SubscribeFrame } from "../src/index.js";
+import { collectingSession } from "./collecting-session.js";
 import { alice, bob, useSyncFixture } from "./fixture.js";
 
 // Sessions without a transport: resuming with `since` (the missed changes
@@ -26,36 +20,13 @@ describe.each(testDatabases())("sessions on $name", (database) => {
   /** A session for `auth` fed by the sync's published batches, collecting its frames. */
   const session = (auth = alice) => {
     const { sync } = fixture();
-    const frames: ServerFrame[] = [];
-    const waiters: (() => void)[] = [];
-    const opened: Session = openSession(
-      auth,
-      sync,
-      {
-        send: (frame) => {
-          frames.push(frame);
-          for (const wake of waiters.splice(0)) wake();
-        },
-        sendChange: (encoded) => {
-          frames.push(JSON.parse(encoded.toString()) as ServerFrame);
-          for (const wake of waiters.splice(0)) wake();
-        },
-        open: true,
-      },
-      (error) => {
-        throw error;
-      },
-    );
-    stops.push(sync.subscribe((changes, resolveExists) => opened.deliver(changes, resolveExists)));
+    const { session: opened, frames, until, unsubscribe } = collectingSession(sync, auth);
+    stops.push(unsubscribe);
     return {
       frames,
       subscribe: (frame: Omit<SubscribeFrame, "type">) =>
         opened.handle({ type: "subscribe", ...frame }),
-      /** Resolves once `count` frames arrived. */
-      async until(count: number): Promise<ServerFrame[]> {
-        while (frames.length < count) await new Promise<void>((wake) => waiters.push(wake));
-        return frames.slice(0, count);
-      },
+      until,
     };
   };
 

@@ -8,7 +8,7 @@ import {
   createAuthContext,
   parseManifest,
 } from "@svc/schema";
-import { afterEach } from "vitest";
+import { afterEach, expect } from "vitest";
 import { WebSocket } from "ws";
 import {
   attachShards,
@@ -17,6 +17,7 @@ import {
   type ShardServerFrame,
   type ShardTimers,
 } from "../src/index.js";
+import { arrivals } from "./arrivals.js";
 
 // Shared by the shard suites: real `ws` clients against a hub on an
 // ephemeral-port HTTP server, and fake tick timers fired by hand.
@@ -51,26 +52,15 @@ export function openSocket(
     headers,
     ...(options.origin !== undefined && { origin: options.origin }),
   });
-  const frames: ShardServerFrame[] = [];
-  const waiters: ((frame: ShardServerFrame) => void)[] = [];
-  socket.on("message", (data) => {
-    const frame = JSON.parse(String(data)) as ShardServerFrame;
-    const waiter = waiters.shift();
-    if (waiter === undefined) frames.push(frame);
-    else waiter(frame);
-  });
+  const frames = arrivals<ShardServerFrame>();
+  socket.on("message", (data) => frames.push(JSON.parse(String(data)) as ShardServerFrame));
   socket.on("error", () => undefined);
   const closed = new Promise<{ code: number; reason: string }>((resolve) =>
     socket.on("close", (code, reason) => resolve({ code, reason: String(reason) })),
   );
   const client: ShardClient = {
     socket,
-    next: () => {
-      const frame = frames.shift();
-      return frame === undefined
-        ? new Promise((resolve) => waiters.push(resolve))
-        : Promise.resolve(frame);
-    },
+    next: frames.next,
     send: (frame) => socket.send(typeof frame === "string" ? frame : JSON.stringify(frame)),
     closed,
   };
@@ -163,4 +153,25 @@ export function useShardServer(manifest: unknown) {
     };
     return { hub, base, open, join };
   };
+}
+
+/**
+ * `alice` is told that `bob` (connection `bobId`) joined her room, then of
+ * the presence he sets: the same frames on one node or across a cluster.
+ */
+export async function expectJoinThenPresence(
+  alice: ShardClient,
+  bob: ShardClient,
+  bobId: string,
+): Promise<void> {
+  expect(await alice.next()).toEqual({
+    type: "join",
+    member: { connectionId: bobId, userId: "bob", presence: null },
+  });
+  bob.send({ type: "presence", data: { cursor: [1, 2] } });
+  expect(await alice.next()).toEqual({
+    type: "presence",
+    connectionId: bobId,
+    data: { cursor: [1, 2] },
+  });
 }

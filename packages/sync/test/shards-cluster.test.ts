@@ -17,6 +17,7 @@ import {
 } from "../src/index.js";
 import {
   callers,
+  expectJoinThenPresence,
   type FakeTimers,
   fakeTimers,
   openSocket,
@@ -191,6 +192,18 @@ describe.skipIf(postgres === undefined)(
       return node;
     }
 
+    /** Two nodes: alice in chat room `key` on the first, then bob on the second, seen joining. */
+    async function aliceThenBobAcross(key: string) {
+      const a = await startNode();
+      const b = await startNode();
+      const alice = await a.join(`/shard/chat/${key}`, "alice");
+      await welcome(alice);
+      const bob = await b.join(`/shard/chat/${key}`, "bob");
+      const bobId = (await welcome(bob)).self.connectionId;
+      await nextOf(alice, "join");
+      return { a, b, alice, bob, bobId };
+    }
+
     it("lets members on two servers meet: welcome, join, presence, leave", async () => {
       const a = await startNode();
       const b = await startNode();
@@ -201,16 +214,7 @@ describe.skipIf(postgres === undefined)(
       expect(bobWelcome.members.map((member) => member.userId)).toEqual(["alice", "bob"]);
       expect(bobWelcome.members[0]?.connectionId).toBe(aliceId);
       const bobId = bobWelcome.self.connectionId;
-      expect(await alice.next()).toEqual({
-        type: "join",
-        member: { connectionId: bobId, userId: "bob", presence: null },
-      });
-      bob.send({ type: "presence", data: { cursor: [1, 2] } });
-      expect(await alice.next()).toEqual({
-        type: "presence",
-        connectionId: bobId,
-        data: { cursor: [1, 2] },
-      });
+      await expectJoinThenPresence(alice, bob, bobId);
       // One instance: both hubs count both members.
       expect(a.hub.members("chat", "general") + b.hub.members("chat", "general")).toBe(4);
       // Another key is another instance, alone on its server.
@@ -345,13 +349,7 @@ describe.skipIf(postgres === undefined)(
     });
 
     it("carries data of up to 32 KiB (any characters) across servers intact", async () => {
-      const a = await startNode();
-      const b = await startNode();
-      const alice = await a.join("/shard/chat/big", "alice");
-      await welcome(alice);
-      const bob = await b.join("/shard/chat/big", "bob");
-      await welcome(bob);
-      await nextOf(alice, "join");
+      const { alice, bob } = await aliceThenBobAcross("big");
       // Over four notifications' worth, with characters that take 2 to 4 bytes.
       const data = { text: "é€😀x".repeat(2500) };
       expect(Buffer.byteLength(JSON.stringify(data))).toBeGreaterThan(25_000);
@@ -362,13 +360,7 @@ describe.skipIf(postgres === undefined)(
     });
 
     it("when a member's server dies, its members leave the room on the other", async () => {
-      const a = await startNode();
-      const b = await startNode();
-      const alice = await a.join("/shard/chat/d", "alice");
-      await welcome(alice);
-      const bob = await b.join("/shard/chat/d", "bob");
-      const bobId = (await welcome(bob)).self.connectionId;
-      await nextOf(alice, "join");
+      const { a, b, alice, bobId } = await aliceThenBobAcross("d");
       await b.crash();
       expect(await alice.next()).toEqual({ type: "leave", connectionId: bobId });
       await until(() => a.hub.members("chat", "d") === 1);
@@ -466,13 +458,7 @@ describe.skipIf(postgres === undefined)(
     });
 
     it("closes the members of a server whose Postgres connection is lost; the room goes on", async () => {
-      const a = await startNode();
-      const b = await startNode();
-      const alice = await a.join("/shard/chat/l", "alice");
-      await welcome(alice);
-      const bob = await b.join("/shard/chat/l", "bob");
-      const bobId = (await welcome(bob)).self.connectionId;
-      await nextOf(alice, "join");
+      const { b, alice, bob, bobId } = await aliceThenBobAcross("l");
       const lostNode = b.cluster.node;
       await admin.query("select pg_terminate_backend($1)", [await sessionOf(b.cluster)]);
       // Its locks and messages may be gone: it cannot vouch for its members.
@@ -488,13 +474,7 @@ describe.skipIf(postgres === undefined)(
     });
 
     it("lets a member's server shut down: its members leave at once", async () => {
-      const a = await startNode();
-      const b = await startNode();
-      const alice = await a.join("/shard/chat/bye", "alice");
-      await welcome(alice);
-      const bob = await b.join("/shard/chat/bye", "bob");
-      const bobId = (await welcome(bob)).self.connectionId;
-      await nextOf(alice, "join");
+      const { b, alice, bobId } = await aliceThenBobAcross("bye");
       await b.stop();
       expect(await nextOf(alice, "leave")).toEqual({ type: "leave", connectionId: bobId });
     });

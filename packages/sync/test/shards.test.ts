@@ -7,7 +7,14 @@ import {
   SHARD_PROTOCOL,
   shardClientFrameSchema,
 } from "../src/index.js";
-import { callers, openSocket, type ShardClient, until, useShardServer } from "./shards-client.js";
+import {
+  callers,
+  expectJoinThenPresence,
+  openSocket,
+  type ShardClient,
+  until,
+  useShardServer,
+} from "./shards-client.js";
 
 // The shard transport without room logic: upgrades (paths, origins,
 // callers, join rules), presence, messages kept inside their room instance,
@@ -76,16 +83,7 @@ describe("attachShards", () => {
     const second = await welcome(bob);
     expect(second.members.map((member) => member.userId)).toEqual(["alice", "bob"]);
     const bobId = second.self.connectionId;
-    expect(await alice.next()).toEqual({
-      type: "join",
-      member: { connectionId: bobId, userId: "bob", presence: null },
-    });
-    bob.send({ type: "presence", data: { cursor: [1, 2] } });
-    expect(await alice.next()).toEqual({
-      type: "presence",
-      connectionId: bobId,
-      data: { cursor: [1, 2] },
-    });
+    await expectJoinThenPresence(alice, bob, bobId);
     const carol = await join("/shard/chat/general", "carol");
     expect((await welcome(carol)).members[1]).toEqual({
       connectionId: bobId,

@@ -12,6 +12,7 @@ import {
   parseEventsQuery,
   type ServerFrame,
 } from "../src/index.js";
+import { arrivals } from "./arrivals.js";
 import { alice, bob, expectSyncError, useSyncFixture } from "./fixture.js";
 
 // The SSE transport on a bare HTTP server, read by a real EventSource
@@ -33,8 +34,7 @@ interface Reader {
 }
 
 function read(url: string, token: string, fetchImpl: typeof fetch = fetch): Reader {
-  const queue: Received[] = [];
-  const waiters: ((received: Received) => void)[] = [];
+  const queue = arrivals<Received>();
   let errors = 0;
   const source = new EventSource(url, {
     fetch: (input, init) =>
@@ -43,26 +43,17 @@ function read(url: string, token: string, fetchImpl: typeof fetch = fetch): Read
         headers: { ...init?.headers, authorization: `Bearer ${token}` },
       }),
   });
-  source.onmessage = (message) => {
-    const received = {
+  source.onmessage = (message) =>
+    queue.push({
       id: message.lastEventId,
       frame: JSON.parse(message.data as string) as ServerFrame,
-    };
-    const waiter = waiters.shift();
-    if (waiter === undefined) queue.push(received);
-    else waiter(received);
-  };
+    });
   source.onerror = () => {
     errors += 1;
   };
   return {
     source,
-    next: () => {
-      const received = queue.shift();
-      return received === undefined
-        ? new Promise((resolve) => waiters.push(resolve))
-        : Promise.resolve(received);
-    },
+    next: queue.next,
     get errors() {
       return errors;
     },

@@ -16,6 +16,7 @@ import {
   type WebSocketOptions,
   whereMatcher,
 } from "../src/index.js";
+import { arrivals } from "./arrivals.js";
 import { alice, bob, useSyncFixture } from "./fixture.js";
 
 // The WebSocket hub on a bare HTTP server: per-subscriber filtering by each
@@ -33,30 +34,31 @@ interface Client {
   readonly closed: Promise<number>;
 }
 
+/** Subscribes `client` to every row of `entity` it may read; resolves with the next frame. */
+function subscribe(client: Client, entity: string, id: string): Promise<ServerFrame> {
+  client.send({ type: "subscribe", id, entity });
+  return client.next();
+}
+
+/** A ping is answered next: no other frame was queued for `client` before it. */
+async function expectNothingQueued(client: Client): Promise<void> {
+  client.send({ type: "ping" });
+  expect(await client.next()).toEqual({ type: "pong" });
+}
+
 function connect(
   url: string,
   token: string,
   options: { autoPong?: boolean } = {},
 ): Promise<Client> {
   const socket = new WebSocket(url, { headers: { authorization: `Bearer ${token}` }, ...options });
-  const frames: ServerFrame[] = [];
-  const waiters: ((frame: ServerFrame) => void)[] = [];
-  socket.on("message", (data) => {
-    const frame = JSON.parse(String(data)) as ServerFrame;
-    const waiter = waiters.shift();
-    if (waiter === undefined) frames.push(frame);
-    else waiter(frame);
-  });
+  const frames = arrivals<ServerFrame>();
+  socket.on("message", (data) => frames.push(JSON.parse(String(data)) as ServerFrame));
   socket.on("error", () => undefined);
   const closed = new Promise<number>((resolve) => socket.on("close", (code) => resolve(code)));
   const client: Client = {
     socket,
-    next: () => {
-      const frame = frames.shift();
-      return frame === undefined
-        ? new Promise((resolve) => waiters.push(resolve))
-        : Promise.resolve(frame);
-    },
+    next: frames.next,
     send: (frame) => socket.send(JSON.stringify(frame)),
     closed,
   };
@@ -159,15 +161,13 @@ describe.each(testDatabases())("WebSocket hub on $name", (database) => {
     expect(await forGlobex.next()).toMatchObject({ type: "change", op: "insert", rowId: g.id });
     expect(await forAdmin.next()).toMatchObject({ rowId: a.id });
     expect(await forAdmin.next()).toMatchObject({ rowId: g.id });
-    forAcme.send({ type: "ping" });
-    expect(await forAcme.next()).toEqual({ type: "pong" });
+    await expectNothingQueued(forAcme);
   });
 
   it("answers exists(...) rules through the store", async () => {
     const url = await start();
     const client = await open(url, "alice");
-    client.send({ type: "subscribe", id: "notes", entity: "Note" });
-    expect(await client.next()).toMatchObject({ type: "snapshot" });
+    expect(await subscribe(client, "Note", "notes")).toMatchObject({ type: "snapshot" });
     const { store } = fixture();
     await store.transaction(adminAuth, (db) =>
       db.insert("Member", { projectId: "p1", userId: "alice" }),
@@ -203,8 +203,7 @@ describe.each(testDatabases())("WebSocket hub on $name", (database) => {
     };
     const url = await start({ sync: racing });
     const client = await open(url, "alice");
-    client.send({ type: "subscribe", id: "t", entity: "Task" });
-    const snapshot = await client.next();
+    const snapshot = await subscribe(client, "Task", "t");
     expect(snapshot).toMatchObject({ type: "snapshot", rows: [{ id: written }] });
     const change = await client.next();
     expect(change).toMatchObject({ type: "change", op: "insert", rowId: written });
@@ -219,17 +218,17 @@ describe.each(testDatabases())("WebSocket hub on $name", (database) => {
       db.insert("Task", { title: "old", assigneeId: "alice" }),
     );
     const client = await open(url, "alice");
-    client.send({ type: "subscribe", id: "t", entity: "Task" });
-    expect(await client.next()).toMatchObject({ type: "snapshot", rows: [{ title: "old" }] });
-    client.send({ type: "ping" });
-    expect(await client.next()).toEqual({ type: "pong" });
+    expect(await subscribe(client, "Task", "t")).toMatchObject({
+      type: "snapshot",
+      rows: [{ title: "old" }],
+    });
+    await expectNothingQueued(client);
   });
 
   it("sends every row of a many-row transaction, in order", async () => {
     const url = await start();
     const client = await open(url, "alice");
-    client.send({ type: "subscribe", id: "t", entity: "Task" });
-    expect(await client.next()).toMatchObject({ type: "snapshot" });
+    expect(await subscribe(client, "Task", "t")).toMatchObject({ type: "snapshot" });
     const rows = await fixture().store.transaction(alice, async (db) => [
       await db.insert("Task", { title: "1", assigneeId: "alice" }),
       await db.insert("Task", { title: "2", assigneeId: "bob" }),
@@ -237,8 +236,7 @@ describe.each(testDatabases())("WebSocket hub on $name", (database) => {
     ]);
     expect(await client.next()).toMatchObject({ op: "insert", rowId: rows[0]?.id });
     expect(await client.next()).toMatchObject({ op: "insert", rowId: rows[2]?.id });
-    client.send({ type: "ping" });
-    expect(await client.next()).toEqual({ type: "pong" });
+    await expectNothingQueued(client);
   });
 
   it("lists each socket's caller and subscriptions, and closes one on request with 1013", async () => {
@@ -354,8 +352,7 @@ describe.each(testDatabases())("WebSocket hub on $name", (database) => {
     const live = await open(url, "alice");
     const dead = await open(url, "bob", { autoPong: false });
     expect(await dead.closed).toBe(1006);
-    live.send({ type: "ping" });
-    expect(await live.next()).toEqual({ type: "pong" });
+    await expectNothingQueued(live);
     expect(hub?.connections).toBe(1);
   });
 });
