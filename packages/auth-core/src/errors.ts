@@ -56,12 +56,12 @@ export const authErrorCodes = {
     status: 403,
     message: "The request's origin is not trusted for a cookie-authenticated change.",
   },
-  USER_NOT_FOUND: { status: 404, message: "The session's user has no User row." },
+  ...commonErrors("USER_NOT_FOUND"),
   USER_ENTITY_MISSING: {
     status: 501,
     message: "The application declares no User entity, so this sign-in method is unavailable.",
   },
-  EMAIL_SEND_FAILED: { status: 500, message: "The email could not be sent; try again." },
+  ...commonErrors("EMAIL_SEND_FAILED"),
   SMS_SEND_FAILED: { status: 500, message: "The text message could not be sent; try again." },
   SMS_NOT_CONFIGURED: { status: 501, message: "No SMS transport is configured." },
   PERSIST_FAILED: {

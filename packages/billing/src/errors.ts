@@ -43,7 +43,7 @@ export const billingErrorCodes = {
     status: 400,
     message: "The webhook signature, timestamp or payload is invalid.",
   },
-  USER_NOT_FOUND: { status: 404, message: "The session's user has no User row." },
+  ...commonErrors("USER_NOT_FOUND"),
   EVENT_NOT_FOUND: { status: 404, message: "No billing event with this id was recorded." },
 } as const satisfies ErrorTable;
 

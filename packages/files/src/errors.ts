@@ -21,7 +21,7 @@ export const filesErrorCodes = {
     message: "The uploaded object is missing or does not have the declared size.",
   },
   FILES_NOT_CONFIGURED: { status: 501, message: "File storage is not configured on this server." },
-  POLICY_DENIED: { status: 403, message: "Only the file's owner or the admin may do this." },
+  ...commonError("POLICY_DENIED", "Only the file's owner or the admin may do this."),
   INVALID_FILE_REQUEST: { status: 400, message: "The request is not a valid file request." },
 } as const satisfies ErrorTable;
 

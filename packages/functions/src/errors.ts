@@ -1,5 +1,6 @@
 import {
   commonError,
+  commonErrors,
   type DefinedErrorOptions,
   defineErrors,
   type ErrorDefinition,
@@ -49,7 +50,7 @@ export const functionsErrorCodes = {
     status: 400,
     message: "ctx.email.send: the recipients, subject or text are invalid.",
   },
-  EMAIL_SEND_FAILED: { status: 500, message: "The email could not be sent; try again." },
+  ...commonErrors("EMAIL_SEND_FAILED"),
   EMAIL_UNAVAILABLE: {
     status: 501,
     message: "ctx.email is not available in a delete hook; send from the mutation or an action.",

@@ -18,11 +18,10 @@ export const jobsErrorCodes = {
     status: 409,
     message: "Only a pending or dead job can be cancelled (this one is running or finished).",
   },
-  INVALID_QUERY: {
-    status: 400,
-    message:
-      "status must be pending, running, succeeded, dead or cancelled, limit an integer from 1 to 1000, and cursor one this API returned.",
-  },
+  ...commonError(
+    "INVALID_QUERY",
+    "status must be pending, running, succeeded, dead or cancelled, limit an integer from 1 to 1000, and cursor one this API returned.",
+  ),
   INVALID_CRON: { status: undefined, message: "A cron entry is invalid." },
   INVALID_JOB: { status: undefined, message: "A job request is invalid." },
 } as const satisfies ErrorTable;

@@ -24,6 +24,9 @@ export const commonErrorCodes = {
   RATE_LIMITED: { status: 429, message: "Too many requests; try again later." },
   INTERNAL_ERROR: { status: 500, message: "Something went wrong on the server." },
   NOT_READY: { status: 503, message: "The database is not reachable." },
+  ENTITY_NOT_FOUND: { status: 404, message: "The entity does not exist." },
+  USER_NOT_FOUND: { status: 404, message: "The session's user has no User row." },
+  EMAIL_SEND_FAILED: { status: 500, message: "The email could not be sent; try again." },
 } as const satisfies Record<string, ErrorDefinition>;
 
 /** A code of `commonErrorCodes`. */

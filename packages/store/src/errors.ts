@@ -15,7 +15,7 @@ import {
  * have always read it, and `INVALID_ID` from the schema's own table.
  */
 export const storeErrorCodes = {
-  ENTITY_NOT_FOUND: { status: 404, message: "The entity does not exist." },
+  ...commonErrors("ENTITY_NOT_FOUND"),
   ...commonError("NOT_FOUND", "The row does not exist."),
   INVALID_ID: schemaErrorCodes.INVALID_ID,
   INVALID_FIELD: { status: 400, message: "A field has an invalid value." },

@@ -15,7 +15,7 @@ export const syncErrorCodes = {
     message:
       "The frame is not a valid client frame (subscribe to an entity or a query, unsubscribe or ping; see @svc/sync's frame types).",
   },
-  ENTITY_NOT_FOUND: { status: 404, message: "The entity does not exist." },
+  ...commonErrors("ENTITY_NOT_FOUND"),
   SUBSCRIPTION_EXISTS: {
     status: 409,
     message: "A subscription with this id is already open on this connection.",
@@ -33,11 +33,10 @@ export const syncErrorCodes = {
     message:
       "This connection has as many open subscriptions as it may; unsubscribe from one first.",
   },
-  INVALID_QUERY: {
-    status: 400,
-    message:
-      "since must be a cursor this API returned (a decimal string) and limit an integer from 1 to 1000.",
-  },
+  ...commonError(
+    "INVALID_QUERY",
+    "since must be a cursor this API returned (a decimal string) and limit an integer from 1 to 1000.",
+  ),
   ORIGIN_NOT_TRUSTED: {
     status: 403,
     message: "The page's origin is not trusted to open live subscriptions.",
