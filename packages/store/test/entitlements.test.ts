@@ -1,14 +1,12 @@
 import { compilePolicies, evaluateAccess } from "@svc/policy-engine";
-import type { ManifestInput } from "@svc/schema";
 import { describe, expect, it } from "vitest";
 import { type AuthContext, adminAuth, anonymousAuth, createAuthContext } from "../src/index.js";
 import { databases, expectStoreError, manifestOf, useStore } from "./fixture.js";
+import { testManifest } from "./manifests.js";
 
-const planManifest = {
-  manifest_version: 1,
-  name: "plans",
-  version: "1",
-  entities: [
+const planManifest = testManifest(
+  "plans",
+  [
     {
       name: "Report",
       fields: [
@@ -18,18 +16,20 @@ const planManifest = {
       ],
     },
   ],
-  policies: [
-    {
-      name: "premium reports for paying users",
-      entity: "Report",
-      allowRead:
-        "auth.userId == data.ownerId && (!data.premium || auth.hasEntitlement('price_pro'))",
-      allowInsert: "auth.userId != null && auth.hasEntitlement('price_pro')",
-      allowDelete:
-        "auth.userId == existing.ownerId && existing.premium == auth.hasEntitlement('prod_team')",
-    },
-  ],
-} satisfies ManifestInput;
+  {
+    policies: [
+      {
+        name: "premium reports for paying users",
+        entity: "Report",
+        allowRead:
+          "auth.userId == data.ownerId && (!data.premium || auth.hasEntitlement('price_pro'))",
+        allowInsert: "auth.userId != null && auth.hasEntitlement('price_pro')",
+        allowDelete:
+          "auth.userId == existing.ownerId && existing.premium == auth.hasEntitlement('prod_team')",
+      },
+    ],
+  },
+);
 
 const free = createAuthContext({ userId: "ada" });
 const pro = createAuthContext({ userId: "ada", entitlements: ["price_pro"] });

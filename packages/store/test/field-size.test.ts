@@ -1,4 +1,3 @@
-import type { ManifestInput } from "@svc/schema";
 import { describe, expect, it } from "vitest";
 import {
   adminAuth,
@@ -10,40 +9,36 @@ import {
   StoreError,
 } from "../src/index.js";
 import { databases, expectStoreError, manifestOf, todoInput, useStore } from "./fixture.js";
+import { testManifest } from "./manifests.js";
 
 /** Todo of the contract suite, plus an entity whose fields carry their own bounds. */
-const manifest = {
-  manifest_version: 1,
-  name: "sizes",
-  version: "1",
-  entities: [
-    {
-      name: "Todo",
-      fields: [
-        { name: "title", type: "string" },
-        { name: "done", type: "bool" },
-        { name: "ownerId", type: "string", owner: true },
-        { name: "priority", type: "enum", values: ["low", "high"] },
-        { name: "meta", type: "json", optional: true },
-      ],
-    },
-    {
-      name: "Note",
-      fields: [
-        { name: "short", type: "string", maxBytes: 10 },
-        { name: "long", type: "string", optional: true, maxBytes: 200 * 1024 },
-        { name: "data", type: "json", optional: true, maxBytes: 18 },
-      ],
-    },
-    {
-      name: "Pair",
-      fields: [
-        { name: "a", type: "string", optional: true },
-        { name: "b", type: "string", optional: true },
-      ],
-    },
-  ],
-} satisfies ManifestInput;
+const manifest = testManifest("sizes", [
+  {
+    name: "Todo",
+    fields: [
+      { name: "title", type: "string" },
+      { name: "done", type: "bool" },
+      { name: "ownerId", type: "string", owner: true },
+      { name: "priority", type: "enum", values: ["low", "high"] },
+      { name: "meta", type: "json", optional: true },
+    ],
+  },
+  {
+    name: "Note",
+    fields: [
+      { name: "short", type: "string", maxBytes: 10 },
+      { name: "long", type: "string", optional: true, maxBytes: 200 * 1024 },
+      { name: "data", type: "json", optional: true, maxBytes: 18 },
+    ],
+  },
+  {
+    name: "Pair",
+    fields: [
+      { name: "a", type: "string", optional: true },
+      { name: "b", type: "string", optional: true },
+    ],
+  },
+]);
 
 describe.each(databases)("store contract on $name: field and row sizes", (database) => {
   const fixture = useStore(database, { manifest });

@@ -1,22 +1,17 @@
-import type { ManifestInput } from "@svc/schema";
 import { describe, expect, it, vi } from "vitest";
 import { adminAuth } from "../src/index.js";
 import { databases, expectStoreError, useStore } from "./fixture.js";
+import { testManifest } from "./manifests.js";
 
-const manifest = {
-  manifest_version: 1,
-  name: "files",
-  version: "1",
-  entities: [
-    {
-      name: "Doc",
-      fields: [
-        { name: "title", type: "string" },
-        { name: "attachment", type: "file", optional: true },
-      ],
-    },
-  ],
-} satisfies ManifestInput;
+const manifest = testManifest("files", [
+  {
+    name: "Doc",
+    fields: [
+      { name: "title", type: "string" },
+      { name: "attachment", type: "file", optional: true },
+    ],
+  },
+]);
 
 const FILE_A = "a".repeat(40);
 const FILE_B = "b".repeat(40);

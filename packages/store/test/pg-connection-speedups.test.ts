@@ -13,40 +13,64 @@ import { databases } from "./fixture.js";
 
 const postgres = databases.find((database) => database.name === "postgres");
 
-describe.skipIf(postgres === undefined)("named write statements on Postgres", () => {
-  let target: Extract<TestDatabaseTarget, { dialect: "postgres" }>;
-  let opened: ReturnType<typeof openPostgres>;
-  let db: Kysely<Record<string, Record<string, unknown>>>;
+type Notes = Kysely<Record<string, Record<string, unknown>>>;
 
+/**
+ * A fresh schema per test holding a `notes` table, written through a pool of
+ * `max` connections (`db`); with `other`, a second pool that sees only what
+ * was committed.
+ */
+function useNotesTable(options: { max: number; other: boolean }) {
+  let target: Extract<TestDatabaseTarget, { dialect: "postgres" }> | undefined;
+  const pools: ReturnType<typeof openPostgres>[] = [];
+  const open = (max: number): Notes => {
+    if (target === undefined) throw new Error("no test database yet");
+    const pool = openPostgres(target.url, { max, readMax: 0 });
+    pools.push(pool);
+    return pool.db as unknown as Notes;
+  };
+  const notes = {
+    db: undefined as unknown as Notes,
+    other: undefined as unknown as Notes,
+    /** The ids of the notes another connection sees. */
+    visibleElsewhere: async (): Promise<number[]> =>
+      (await sql<{ id: number }>`select id from notes order by id`.execute(notes.other)).rows.map(
+        (row) => row.id,
+      ),
+  };
   beforeEach(async () => {
     target = (await postgres?.create()) as typeof target;
-    opened = openPostgres(target.url, { max: 1, readMax: 0 });
-    db = opened.db as unknown as typeof db;
-    await sql`create table notes (id integer primary key, body text)`.execute(db);
+    notes.db = open(options.max);
+    if (options.other) notes.other = open(1);
+    await sql`create table notes (id integer primary key, body text)`.execute(notes.db);
   });
-
   afterEach(async () => {
-    await opened.close();
+    for (const pool of pools.splice(0)) await pool.close();
     if (target !== undefined) await postgres?.destroy(target);
   });
+  return notes;
+}
+
+describe.skipIf(postgres === undefined)("named write statements on Postgres", () => {
+  const notes = useNotesTable({ max: 1, other: false });
 
   const prepared = async (): Promise<{ name: string; statement: string }[]> =>
     (
       await sql<{ name: string; statement: string }>`
-        select name, statement from pg_prepared_statements order by name`.execute(db)
+        select name, statement from pg_prepared_statements order by name`.execute(notes.db)
     ).rows;
 
   it("prepares a repeated insert, update and delete once and leaves reads unprepared", async () => {
     for (let id = 1; id <= 3; id += 1) {
-      await db
+      await notes.db
         .insertInto("notes")
         .values({ id, body: `note ${id}` })
         .execute();
-      await db.updateTable("notes").set({ body: "edited" }).where("id", "=", id).execute();
+      await notes.db.updateTable("notes").set({ body: "edited" }).where("id", "=", id).execute();
     }
-    await db.deleteFrom("notes").where("id", "=", 1).execute();
-    await db.deleteFrom("notes").where("id", "=", 2).execute();
-    const rows = await db.selectFrom("notes").selectAll().where("id", "=", 3).execute();
+    await notes.db.deleteFrom("notes").where("id", "=", 1).execute();
+    await notes.db.deleteFrom("notes").where("id", "=", 2).execute();
+    const rows = await notes.db.selectFrom("notes").selectAll().where("id", "=", 3).execute();
     expect(rows).toEqual([{ id: 3, body: "edited" }]);
     const statements = await prepared();
     expect(statements.map((row) => row.statement.split(" ")[0])).toEqual([
@@ -58,10 +82,10 @@ describe.skipIf(postgres === undefined)("named write statements on Postgres", ()
   });
 
   it("keeps working after a migration adds a column", async () => {
-    await db.insertInto("notes").values({ id: 1, body: "a" }).execute();
-    await sql`alter table notes add column tag text default 'none'`.execute(db);
-    await db.insertInto("notes").values({ id: 2, body: "b" }).execute();
-    const rows = await db.selectFrom("notes").selectAll().orderBy("id").execute();
+    await notes.db.insertInto("notes").values({ id: 1, body: "a" }).execute();
+    await sql`alter table notes add column tag text default 'none'`.execute(notes.db);
+    await notes.db.insertInto("notes").values({ id: 2, body: "b" }).execute();
+    const rows = await notes.db.selectFrom("notes").selectAll().orderBy("id").execute();
     expect(rows).toEqual([
       { id: 1, body: "a", tag: "none" },
       { id: 2, body: "b", tag: "none" },
@@ -72,9 +96,11 @@ describe.skipIf(postgres === undefined)("named write statements on Postgres", ()
     const insert = (id: number) =>
       sql<{
         body: unknown;
-      }>`insert into notes (id, body) values (${id}, ${"7"}) returning body`.execute(db);
+      }>`insert into notes (id, body) values (${id}, ${"7"}) returning body`.execute(notes.db);
     expect((await insert(1)).rows).toEqual([{ body: "7" }]);
-    await sql`alter table notes alter column body type integer using body::integer`.execute(db);
+    await sql`alter table notes alter column body type integer using body::integer`.execute(
+      notes.db,
+    );
     // The first execution after the change fails (its parameter's type was
     // fixed as text when it was prepared); the next is prepared afresh.
     await expect(insert(2)).rejects.toMatchObject({ code: "42804" });
@@ -85,12 +111,12 @@ describe.skipIf(postgres === undefined)("named write statements on Postgres", ()
     for (let id = 0; id < MAX_NAMED_STATEMENTS + 20; id += 1) {
       // A distinct text each time: another column alias.
       await sql`insert into notes (id, body) values (${id}, ${"x"}) returning id as ${sql.ref(`n${id}`)}`.execute(
-        db,
+        notes.db,
       );
     }
     expect(await prepared()).toHaveLength(MAX_NAMED_STATEMENTS);
     const count = await sql<{ count: number }>`select count(*)::int as count from notes`.execute(
-      db,
+      notes.db,
     );
     expect(count.rows[0]?.count).toBe(MAX_NAMED_STATEMENTS + 20);
   });
@@ -100,29 +126,7 @@ describe.skipIf(postgres === undefined)("named write statements on Postgres", ()
 // fewer per transaction). These check that every transaction still is one:
 // invisible to others until it commits, gone after a rollback or an error.
 describe.skipIf(postgres === undefined)("begin sent with the first statement on Postgres", () => {
-  let target: Extract<TestDatabaseTarget, { dialect: "postgres" }>;
-  let opened: ReturnType<typeof openPostgres>;
-  let db: Kysely<Record<string, Record<string, unknown>>>;
-  let other: ReturnType<typeof openPostgres>;
-
-  beforeEach(async () => {
-    target = (await postgres?.create()) as typeof target;
-    opened = openPostgres(target.url, { max: 2, readMax: 0 });
-    other = openPostgres(target.url, { max: 1, readMax: 0 });
-    db = opened.db as unknown as typeof db;
-    await sql`create table notes (id integer primary key, body text)`.execute(db);
-  });
-
-  afterEach(async () => {
-    await opened.close();
-    await other.close();
-    if (target !== undefined) await postgres?.destroy(target);
-  });
-
-  const visibleElsewhere = async (): Promise<number[]> =>
-    (await sql<{ id: number }>`select id from notes order by id`.execute(other.db)).rows.map(
-      (row) => row.id,
-    );
+  const notes = useNotesTable({ max: 2, other: true });
 
   it("keeps a transaction's first write from others until it commits", async () => {
     let release!: () => void;
@@ -133,44 +137,44 @@ describe.skipIf(postgres === undefined)("begin sent with the first statement on 
     const written = new Promise<void>((resolve) => {
       inserted = resolve;
     });
-    const transaction = db.transaction().execute(async (trx) => {
+    const transaction = notes.db.transaction().execute(async (trx) => {
       await trx.insertInto("notes").values({ id: 1, body: "a" }).execute();
       inserted();
       await held;
       await trx.insertInto("notes").values({ id: 2, body: "b" }).execute();
     });
     await written;
-    expect(await visibleElsewhere()).toEqual([]);
+    expect(await notes.visibleElsewhere()).toEqual([]);
     release();
     await transaction;
-    expect(await visibleElsewhere()).toEqual([1, 2]);
+    expect(await notes.visibleElsewhere()).toEqual([1, 2]);
   });
 
   it("leaves nothing after a rollback, and nothing after a failed first statement", async () => {
     await expect(
-      db.transaction().execute(async (trx) => {
+      notes.db.transaction().execute(async (trx) => {
         await trx.insertInto("notes").values({ id: 1, body: "a" }).execute();
         throw new Error("changed my mind");
       }),
     ).rejects.toThrow("changed my mind");
-    await db.insertInto("notes").values({ id: 5, body: "e" }).execute();
+    await notes.db.insertInto("notes").values({ id: 5, body: "e" }).execute();
     await expect(
-      db.transaction().execute(async (trx) => {
+      notes.db.transaction().execute(async (trx) => {
         // The first statement fails (duplicate key): nothing else may land.
         await trx.insertInto("notes").values({ id: 5, body: "again" }).execute();
       }),
     ).rejects.toMatchObject({ code: "23505" });
-    expect(await visibleElsewhere()).toEqual([5]);
+    expect(await notes.visibleElsewhere()).toEqual([5]);
     // The connections are fine afterwards.
-    await db.transaction().execute(async (trx) => {
+    await notes.db.transaction().execute(async (trx) => {
       await trx.insertInto("notes").values({ id: 6, body: "f" }).execute();
     });
-    expect(await visibleElsewhere()).toEqual([5, 6]);
+    expect(await notes.visibleElsewhere()).toEqual([5, 6]);
   });
 
   it("reads its own writes, and runs an empty transaction", async () => {
-    await db.transaction().execute(async () => undefined);
-    const seen = await db.transaction().execute(async (trx) => {
+    await notes.db.transaction().execute(async () => undefined);
+    const seen = await notes.db.transaction().execute(async (trx) => {
       const before = await trx.selectFrom("notes").select("id").execute();
       await trx.insertInto("notes").values({ id: 3, body: "c" }).execute();
       const after = await trx.selectFrom("notes").select("id").execute();
@@ -180,7 +184,7 @@ describe.skipIf(postgres === undefined)("begin sent with the first statement on 
   });
 
   it("holds a row lock taken by the first statement until the end", async () => {
-    await db.insertInto("notes").values({ id: 1, body: "a" }).execute();
+    await notes.db.insertInto("notes").values({ id: 1, body: "a" }).execute();
     let release!: () => void;
     const held = new Promise<void>((resolve) => {
       release = resolve;
@@ -189,13 +193,13 @@ describe.skipIf(postgres === undefined)("begin sent with the first statement on 
     const lockTaken = new Promise<void>((resolve) => {
       locked = resolve;
     });
-    const holder = db.transaction().execute(async (trx) => {
+    const holder = notes.db.transaction().execute(async (trx) => {
       await trx.selectFrom("notes").selectAll().where("id", "=", 1).forUpdate().execute();
       locked();
       await held;
     });
     await lockTaken;
-    const noWait = sql`select id from notes where id = 1 for update nowait`.execute(other.db);
+    const noWait = sql`select id from notes where id = 1 for update nowait`.execute(notes.other);
     await expect(noWait).rejects.toMatchObject({ code: "55P03" });
     release();
     await holder;
@@ -205,67 +209,45 @@ describe.skipIf(postgres === undefined)("begin sent with the first statement on 
 // The last statement of a transaction, marked COMMIT_WITH_THIS, travels with
 // the commit: it is committed when its answer arrives.
 describe.skipIf(postgres === undefined)("a last statement sent with the commit on Postgres", () => {
-  let target: Extract<TestDatabaseTarget, { dialect: "postgres" }>;
-  let opened: ReturnType<typeof openPostgres>;
-  let db: Kysely<Record<string, Record<string, unknown>>>;
-  let other: ReturnType<typeof openPostgres>;
-
-  beforeEach(async () => {
-    target = (await postgres?.create()) as typeof target;
-    opened = openPostgres(target.url, { max: 2, readMax: 0 });
-    other = openPostgres(target.url, { max: 1, readMax: 0 });
-    db = opened.db as unknown as typeof db;
-    await sql`create table notes (id integer primary key, body text)`.execute(db);
-  });
-
-  afterEach(async () => {
-    await opened.close();
-    await other.close();
-    if (target !== undefined) await postgres?.destroy(target);
-  });
-
-  const visibleElsewhere = async (): Promise<number[]> =>
-    (await sql<{ id: number }>`select id from notes order by id`.execute(other.db)).rows.map(
-      (row) => row.id,
-    );
+  const notes = useNotesTable({ max: 2, other: true });
   const last = (id: number) =>
     CompiledQuery.raw(`${COMMIT_WITH_THIS}insert into notes (id, body) values ($1, $2)`, [id, "x"]);
 
   it("commits the whole transaction with its last statement", async () => {
-    const seenAtLast = await db.transaction().execute(async (trx) => {
+    const seenAtLast = await notes.db.transaction().execute(async (trx) => {
       await trx.insertInto("notes").values({ id: 1, body: "a" }).execute();
       await trx.executeQuery(last(2));
       // Already committed: another connection sees both rows.
-      return visibleElsewhere();
+      return notes.visibleElsewhere();
     });
     expect(seenAtLast).toEqual([1, 2]);
-    expect(await visibleElsewhere()).toEqual([1, 2]);
+    expect(await notes.visibleElsewhere()).toEqual([1, 2]);
     // The connection goes on with the next transaction as usual.
-    await db.transaction().execute(async (trx) => {
+    await notes.db.transaction().execute(async (trx) => {
       await trx.insertInto("notes").values({ id: 3, body: "c" }).execute();
     });
-    expect(await visibleElsewhere()).toEqual([1, 2, 3]);
+    expect(await notes.visibleElsewhere()).toEqual([1, 2, 3]);
   });
 
   it("runs a one-statement transaction (begin, statement, commit) in one message", async () => {
-    await db.transaction().execute(async (trx) => {
+    await notes.db.transaction().execute(async (trx) => {
       await trx.executeQuery(last(7));
     });
-    expect(await visibleElsewhere()).toEqual([7]);
+    expect(await notes.visibleElsewhere()).toEqual([7]);
   });
 
   it("commits nothing when the last statement fails", async () => {
-    await db.insertInto("notes").values({ id: 2, body: "b" }).execute();
+    await notes.db.insertInto("notes").values({ id: 2, body: "b" }).execute();
     await expect(
-      db.transaction().execute(async (trx) => {
+      notes.db.transaction().execute(async (trx) => {
         await trx.insertInto("notes").values({ id: 1, body: "a" }).execute();
         await trx.executeQuery(last(2)); // a duplicate key
       }),
     ).rejects.toMatchObject({ code: "23505" });
-    expect(await visibleElsewhere()).toEqual([2]);
-    await db.transaction().execute(async (trx) => {
+    expect(await notes.visibleElsewhere()).toEqual([2]);
+    await notes.db.transaction().execute(async (trx) => {
       await trx.executeQuery(last(4));
     });
-    expect(await visibleElsewhere()).toEqual([2, 4]);
+    expect(await notes.visibleElsewhere()).toEqual([2, 4]);
   });
 });

@@ -15,12 +15,11 @@ import {
   type Row,
 } from "../src/index.js";
 import { databases, expectStoreError, manifestOf, openTarget, useStore } from "./fixture.js";
+import { MEMBERS_OF_PROJECT_ORG, orgEntities, testManifest } from "./manifests.js";
 
-const policyManifest = {
-  manifest_version: 1,
-  name: "policies",
-  version: "1",
-  entities: [
+const policyManifest = testManifest(
+  "policies",
+  [
     {
       name: "Todo",
       fields: [
@@ -37,47 +36,35 @@ const policyManifest = {
         { name: "archived", type: "bool", optional: true },
       ],
     },
-    {
-      name: "OrgMember",
-      fields: [
-        { name: "orgId", type: "string" },
-        { name: "userId", type: "string" },
-        { name: "role", type: "enum", values: ["member", "admin"] },
-      ],
-    },
-    {
-      name: "Project",
-      fields: [
-        { name: "orgId", type: "string" },
-        { name: "name", type: "string" },
-      ],
-    },
+    ...orgEntities,
   ],
-  policies: [
-    {
-      name: "own todos",
-      entity: "Todo",
-      allowRead: "auth.userId == data.ownerId",
-      allowInsert: "auth.userId != null && !auth.isGuest",
-      allowUpdate: "auth.userId == existing.ownerId && data.title != ''",
-      allowDelete: "auth.userId == existing.ownerId",
-    },
-    {
-      name: "public notes, private edits",
-      entity: "Note",
-      allowRead: "data.archived != true",
-      allowInsert: "auth.userId != null",
-      allowUpdate: "auth.userId == existing.authorId",
-    },
-    {
-      name: "members see their org's projects",
-      entity: "Project",
-      allowRead: "exists(OrgMember where orgId == data.orgId && userId == auth.userId)",
-      allowInsert:
-        "exists(OrgMember where orgId == data.orgId && userId == auth.userId && role == 'admin')",
-    },
-  ],
-} satisfies ManifestInput;
+  {
+    policies: [
+      {
+        name: "own todos",
+        entity: "Todo",
+        allowRead: "auth.userId == data.ownerId",
+        allowInsert: "auth.userId != null && !auth.isGuest",
+        allowUpdate: "auth.userId == existing.ownerId && data.title != ''",
+        allowDelete: "auth.userId == existing.ownerId",
+      },
+      {
+        name: "public notes, private edits",
+        entity: "Note",
+        allowRead: "data.archived != true",
+        allowInsert: "auth.userId != null",
+        allowUpdate: "auth.userId == existing.authorId",
+      },
+      {
+        name: "members see their org's projects",
+        entity: "Project",
+        allowRead: MEMBERS_OF_PROJECT_ORG,
+        allowInsert:
+          "exists(OrgMember where orgId == data.orgId && userId == auth.userId && role == 'admin')",
+      },
+    ],
+  },
+);
 
 const alice = createAuthContext({ userId: "alice" });
 const bob = createAuthContext({ userId: "bob" });

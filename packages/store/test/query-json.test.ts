@@ -1,4 +1,3 @@
-import type { ManifestInput } from "@svc/schema";
 import type { KyselyPlugin } from "kysely";
 import { describe, expect, it } from "vitest";
 import {
@@ -11,16 +10,15 @@ import {
   type Store,
 } from "../src/index.js";
 import { databases, expectStoreError, idOf, manifestOf, useStore } from "./fixture.js";
+import { testManifest } from "./manifests.js";
 
 // `queryJSON` must answer exactly `JSON.stringify(reader.query(...).rows)`
 // and the same cursor, whether the database writes the text (entities
 // without float or json fields, sorted by id) or the rows are stringified.
 
-const manifest = {
-  manifest_version: 1,
-  name: "query-json",
-  version: "1",
-  entities: [
+const manifest = testManifest(
+  "query-json",
+  [
     {
       name: "Item",
       fields: [
@@ -47,15 +45,17 @@ const manifest = {
     },
     { name: "Secret", fields: [{ name: "text", type: "string" }] },
   ],
-  policies: [
-    {
-      name: "own items",
-      entity: "Item",
-      allowRead: "auth.userId == data.ownerId",
-    },
-    { name: "measures", entity: "Measure", allowRead: "true" },
-  ],
-} satisfies ManifestInput;
+  {
+    policies: [
+      {
+        name: "own items",
+        entity: "Item",
+        allowRead: "auth.userId == data.ownerId",
+      },
+      { name: "measures", entity: "Measure", allowRead: "true" },
+    ],
+  },
+);
 
 /** Strings that JSON escapes in every way it can. */
 const nastyStrings = [

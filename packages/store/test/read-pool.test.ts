@@ -16,6 +16,7 @@ import {
 import { openPostgres } from "../src/pg.js";
 import { openSqlite } from "../src/sqlite.js";
 import { databases, manifestOf, useStore } from "./fixture.js";
+import { MEMBERS_OF_PROJECT_ORG, orgEntities, testManifest } from "./manifests.js";
 
 // Reads outside a transaction go through the read pool (`readDb`): a
 // separate pool on Postgres, a separate read-only connection on a SQLite
@@ -31,11 +32,9 @@ function gate<T = void>(): { promise: Promise<T>; open: (value: T) => void } {
   return { promise, open };
 }
 
-const manifest = {
-  manifest_version: 1,
-  name: "read-pool",
-  version: "1",
-  entities: [
+const manifest = testManifest(
+  "read-pool",
+  [
     {
       name: "List",
       fields: [
@@ -43,30 +42,18 @@ const manifest = {
         { name: "archived", type: "bool", optional: true },
       ],
     },
-    {
-      name: "OrgMember",
-      fields: [
-        { name: "orgId", type: "string" },
-        { name: "userId", type: "string" },
-        { name: "role", type: "enum", values: ["member", "admin"] },
-      ],
-    },
-    {
-      name: "Project",
-      fields: [
-        { name: "orgId", type: "string" },
-        { name: "name", type: "string" },
-      ],
-    },
+    ...orgEntities,
   ],
-  policies: [
-    {
-      name: "members see their org's projects",
-      entity: "Project",
-      allowRead: "exists(OrgMember where orgId == data.orgId && userId == auth.userId)",
-    },
-  ],
-} satisfies ManifestInput;
+  {
+    policies: [
+      {
+        name: "members see their org's projects",
+        entity: "Project",
+        allowRead: MEMBERS_OF_PROJECT_ORG,
+      },
+    ],
+  },
+);
 
 const alice = createAuthContext({ userId: "alice" });
 
