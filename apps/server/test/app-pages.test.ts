@@ -3,10 +3,16 @@ import { request } from "node:http";
 import { join, relative, resolve } from "node:path";
 import { type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseConfig } from "../src/config.js";
 import { pagePathSegments } from "../src/http/app-pages.js";
-import { type RunningServer, startServer } from "../src/start-server.js";
-import { ADMIN_TOKEN, adminRequest, databaseEnv, TODO_MANIFEST, tempDir } from "./fixtures.js";
+import type { RunningServer } from "../src/start-server.js";
+import {
+  ADMIN_TOKEN,
+  adminRequest,
+  databaseEnv,
+  startLoopbackServer,
+  TODO_MANIFEST,
+  tempDir,
+} from "./fixtures.js";
 
 const INDEX_HTML =
   '<!doctype html><div id="root"></div><script type="module" src="/app.js"></script>';
@@ -40,16 +46,12 @@ function writeApp(dir: string, withPublic: boolean): string {
 }
 
 async function start(manifestPath: string, env: Record<string, string>): Promise<RunningServer> {
-  return startServer(
-    parseConfig({
-      SVC_PORT: "0",
-      SVC_HOST: "127.0.0.1",
-      SVC_MANIFEST: manifestPath,
-      SVC_ADMIN_TOKEN: ADMIN_TOKEN,
-      SVC_RATE_LIMIT: "off",
-      ...env,
-    }),
-  );
+  return startLoopbackServer({
+    SVC_MANIFEST: manifestPath,
+    SVC_ADMIN_TOKEN: ADMIN_TOKEN,
+    SVC_RATE_LIMIT: "off",
+    ...env,
+  });
 }
 
 /** A GET (or other method) with the path sent byte for byte, as fetch would normalise `..`. */

@@ -2,9 +2,7 @@ import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { TestDatabase, TestDatabaseTarget } from "@svc/tooling/databases";
 import { expect } from "vitest";
-import { parseConfig } from "../src/config.js";
-import { type RunningServer, startServer } from "../src/start-server.js";
-import { ADMIN_TOKEN, TODO_MANIFEST } from "./fixtures.js";
+import { type DisposableServer, startTestServer } from "./fixtures.js";
 
 /** 2030-01-01T00:00:00Z: a fixed start, so stamped times are exact. */
 export const CLOCK_START = Date.UTC(2030, 0, 1);
@@ -30,11 +28,10 @@ export function createClock(start: number = CLOCK_START): TestClock {
 }
 
 /** A running server that closes itself at the end of its `await using` scope. */
-export type AuthTestServer = RunningServer & {
+export type AuthTestServer = DisposableServer & {
   readonly clock: TestClock;
   /** Unexpected errors the server logged (each answered 500), for assertions and reports. */
   readonly internalErrors: unknown[];
-  [Symbol.asyncDispose](): Promise<void>;
 };
 
 /**
@@ -47,23 +44,11 @@ export async function startAuthServer(
   clock: TestClock = createClock(),
 ): Promise<AuthTestServer> {
   const internalErrors: unknown[] = [];
-  const server = await startServer(
-    parseConfig({
-      SVC_PORT: "0",
-      SVC_HOST: "127.0.0.1",
-      SVC_MANIFEST: TODO_MANIFEST,
-      SVC_ADMIN_TOKEN: ADMIN_TOKEN,
-      // Warnings and errors only: no access log line per test request.
-      SVC_LOG_LEVEL: "warn",
-      ...env,
-    }),
-    { now: clock.now, onInternalError: (error) => internalErrors.push(error) },
-  );
-  return Object.assign(server, {
-    clock,
-    internalErrors,
-    [Symbol.asyncDispose]: () => server.close({ drainSeconds: 0 }),
+  const server = await startTestServer(env, {
+    now: clock.now,
+    onInternalError: (error) => internalErrors.push(error),
   });
+  return Object.assign(server, { clock, internalErrors });
 }
 
 /** An isolated database for one test (or suite), dropped by its disposer. */

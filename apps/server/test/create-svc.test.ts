@@ -4,9 +4,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { scaffold } from "create-svc";
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../src/config.js";
-import { startServer } from "../src/start-server.js";
-import { tempDir } from "./fixtures.js";
+import { startLoopbackServer, tempDir } from "./fixtures.js";
 
 // create-svc end to end: an app scaffolded from each starter (the templates
 // create-svc's build copied from examples/) boots on this server and answers
@@ -70,41 +68,33 @@ describe("a scaffolded app", () => {
       await scaffold({ template: smoke.template, targetDir: appDir });
       linkDependencies(appDir);
 
-      const server = await startServer(
-        parseConfig({
-          SVC_PORT: "0",
-          SVC_HOST: "127.0.0.1",
-          SVC_MANIFEST: join(appDir, "svc.json"),
-          SVC_DB_PATH: ":memory:",
-          SVC_DEV_MODE: "true",
-        }),
-      );
-      try {
-        expect(server.manifest.name).toBe(`${smoke.template}-app`);
-        const call = (name: string, body: unknown): Promise<Response> =>
-          fetch(`${server.url}/api/fn/${name}`, {
-            method: "POST",
-            headers: {
-              authorization: `Bearer ${server.adminToken}`,
-              "content-type": "application/json",
-            },
-            body: JSON.stringify(body),
-          });
+      await using server = await startLoopbackServer({
+        SVC_MANIFEST: join(appDir, "svc.json"),
+        SVC_DB_PATH: ":memory:",
+        SVC_DEV_MODE: "true",
+      });
+      expect(server.manifest.name).toBe(`${smoke.template}-app`);
+      const call = (name: string, body: unknown): Promise<Response> =>
+        fetch(`${server.url}/api/fn/${name}`, {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${server.adminToken}`,
+            "content-type": "application/json",
+          },
+          body: JSON.stringify(body),
+        });
 
-        const empty = await call(smoke.query, {});
-        expect(empty.status).toBe(200);
-        expect(await empty.json()).toMatchObject({ rows: [] });
+      const empty = await call(smoke.query, {});
+      expect(empty.status).toBe(200);
+      expect(await empty.json()).toMatchObject({ rows: [] });
 
-        const created = await call(smoke.mutation, smoke.args);
-        expect(created.status).toBe(200);
-        const { id } = (await created.json()) as { id: string };
+      const created = await call(smoke.mutation, smoke.args);
+      expect(created.status).toBe(200);
+      const { id } = (await created.json()) as { id: string };
 
-        const listed = await call(smoke.query, {});
-        expect(listed.status).toBe(200);
-        expect(await listed.json()).toMatchObject({ rows: [expect.objectContaining({ id })] });
-      } finally {
-        await server.close({ drainSeconds: 0 });
-      }
+      const listed = await call(smoke.query, {});
+      expect(listed.status).toBe(200);
+      expect(await listed.json()).toMatchObject({ rows: [expect.objectContaining({ id })] });
     },
   );
 

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError, parseConfig } from "../src/config.js";
 import { startServer } from "../src/start-server.js";
-import { ADMIN_TOKEN, tempDir } from "./fixtures.js";
+import { ADMIN_TOKEN, startLoopbackServer, tempDir } from "./fixtures.js";
 
 /** Writes a small app (one entity, two import-free functions) into `dir`. */
 function writeApp(dir: string, trustedOrigins: string[]): string {
@@ -31,15 +31,11 @@ describe("dev mode", () => {
   it("creates a private admin token file and serves the reset endpoint in memory", async () => {
     using dir = tempDir();
     const manifest = writeApp(dir.path, []);
-    await using server = await startServer(
-      parseConfig({
-        SVC_DEV_MODE: "true",
-        SVC_PORT: "0",
-        SVC_HOST: "127.0.0.1",
-        SVC_MANIFEST: manifest,
-        SVC_DB_PATH: ":memory:",
-      }),
-    ).then((s) => Object.assign(s, { [Symbol.asyncDispose]: () => s.close({ drainSeconds: 0 }) }));
+    await using server = await startLoopbackServer({
+      SVC_DEV_MODE: "true",
+      SVC_MANIFEST: manifest,
+      SVC_DB_PATH: ":memory:",
+    });
 
     const tokenFile = join(dir.path, ".svc", "admin-token");
     expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
@@ -67,25 +63,17 @@ describe("dev mode", () => {
   it("reflects any origin in CORS", async () => {
     using dir = tempDir();
     const manifest = writeApp(dir.path, []);
-    const server = await startServer(
-      parseConfig({
-        SVC_DEV_MODE: "true",
-        SVC_PORT: "0",
-        SVC_HOST: "127.0.0.1",
-        SVC_MANIFEST: manifest,
-        SVC_DB_PATH: ":memory:",
-      }),
-    );
-    try {
-      const response = await fetch(`${server.url}/api/entities/Note`, {
-        method: "OPTIONS",
-        headers: { origin: "http://anywhere.test", "access-control-request-method": "POST" },
-      });
-      expect(response.status).toBe(204);
-      expect(response.headers.get("access-control-allow-origin")).toBe("http://anywhere.test");
-    } finally {
-      await server.close({ drainSeconds: 0 });
-    }
+    await using server = await startLoopbackServer({
+      SVC_DEV_MODE: "true",
+      SVC_MANIFEST: manifest,
+      SVC_DB_PATH: ":memory:",
+    });
+    const response = await fetch(`${server.url}/api/entities/Note`, {
+      method: "OPTIONS",
+      headers: { origin: "http://anywhere.test", "access-control-request-method": "POST" },
+    });
+    expect(response.status).toBe(204);
+    expect(response.headers.get("access-control-allow-origin")).toBe("http://anywhere.test");
   });
 });
 
@@ -106,51 +94,45 @@ describe("production mode", () => {
     using dir = tempDir();
     const manifest = writeApp(dir.path, ["https://app.example"]);
     const internal: unknown[] = [];
-    const server = await startServer(
-      parseConfig({
+    await using server = await startLoopbackServer(
+      {
         SVC_ADMIN_TOKEN: ADMIN_TOKEN,
         SVC_MANIFEST: manifest,
-        SVC_PORT: "0",
-        SVC_HOST: "127.0.0.1",
         SVC_DB_PATH: join(dir.path, "data.db"),
-      }),
+      },
       { onInternalError: (error) => internal.push(error) },
     );
-    try {
-      const preflight = (origin: string) =>
-        fetch(`${server.url}/api/fn/addNote`, {
-          method: "OPTIONS",
-          headers: { origin, "access-control-request-method": "POST" },
-        });
-      expect(
-        (await preflight("https://app.example")).headers.get("access-control-allow-origin"),
-      ).toBe("https://app.example");
-      expect(
-        (await preflight("https://evil.example")).headers.get("access-control-allow-origin"),
-      ).toBeNull();
-      // Regression: browsers could not read the next-page cursor of a list.
-      // They read the request id too, to quote it when reporting a failure.
-      const listed = await fetch(`${server.url}/api/entities/Note`, {
-        headers: { origin: "https://app.example", authorization: `Bearer ${ADMIN_TOKEN}` },
+    const preflight = (origin: string) =>
+      fetch(`${server.url}/api/fn/addNote`, {
+        method: "OPTIONS",
+        headers: { origin, "access-control-request-method": "POST" },
       });
-      expect(listed.headers.get("access-control-expose-headers")).toBe(
-        "X-Next-Cursor,Idempotent-Replayed,X-Request-Id",
-      );
+    expect(
+      (await preflight("https://app.example")).headers.get("access-control-allow-origin"),
+    ).toBe("https://app.example");
+    expect(
+      (await preflight("https://evil.example")).headers.get("access-control-allow-origin"),
+    ).toBeNull();
+    // Regression: browsers could not read the next-page cursor of a list.
+    // They read the request id too, to quote it when reporting a failure.
+    const listed = await fetch(`${server.url}/api/entities/Note`, {
+      headers: { origin: "https://app.example", authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect(listed.headers.get("access-control-expose-headers")).toBe(
+      "X-Next-Cursor,Idempotent-Replayed,X-Request-Id",
+    );
 
-      const boom = await fetch(`${server.url}/api/fn/boom`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
-      });
-      expect(boom.status).toBe(500);
-      const text = await boom.text();
-      expect(text).not.toMatch(/SELECT|hunter2|at .*\.m?[jt]s/);
-      expect(JSON.parse(text)).toEqual({
-        error: { code: "FUNCTION_FAILED", message: expect.any(String) },
-      });
-      expect(internal).toHaveLength(1);
-      expect(String((internal[0] as Error).cause)).toContain("hunter2");
-    } finally {
-      await server.close({ drainSeconds: 0 });
-    }
+    const boom = await fetch(`${server.url}/api/fn/boom`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect(boom.status).toBe(500);
+    const text = await boom.text();
+    expect(text).not.toMatch(/SELECT|hunter2|at .*\.m?[jt]s/);
+    expect(JSON.parse(text)).toEqual({
+      error: { code: "FUNCTION_FAILED", message: expect.any(String) },
+    });
+    expect(internal).toHaveLength(1);
+    expect(String((internal[0] as Error).cause)).toContain("hunter2");
   });
 });

@@ -5,8 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, parseConfig } from "../src/config.js";
 import { formatPretty } from "../src/logging/pretty.js";
 import { batchLines } from "../src/logging/stdout.js";
-import { type RunningServer, startServer } from "../src/start-server.js";
-import { ADMIN_TOKEN, databaseEnv, TODO_MANIFEST, tempDir } from "./fixtures.js";
+import {
+  ADMIN_TOKEN,
+  type DisposableServer,
+  databaseEnv,
+  startLoopbackServer,
+  TODO_MANIFEST,
+  tempDir,
+} from "./fixtures.js";
 
 /** One parsed JSON log line. */
 type LogLine = Record<string, unknown> & { level: string; msg: string; time: string };
@@ -47,28 +53,17 @@ function writeLoggingApp(dir: string): string {
   return join(dir, "svc.json");
 }
 
-interface LoggedServer extends RunningServer {
+interface LoggedServer extends DisposableServer {
   readonly log: ReturnType<typeof captureLog>;
-  [Symbol.asyncDispose](): Promise<void>;
 }
 
 async function startLogged(env: Record<string, string>): Promise<LoggedServer> {
   const log = captureLog();
-  const server = await startServer(
-    parseConfig({
-      SVC_PORT: "0",
-      SVC_HOST: "127.0.0.1",
-      SVC_MANIFEST: TODO_MANIFEST,
-      SVC_ADMIN_TOKEN: ADMIN_TOKEN,
-      SVC_RATE_LIMIT: "off",
-      ...env,
-    }),
+  const server = await startLoopbackServer(
+    { SVC_MANIFEST: TODO_MANIFEST, SVC_ADMIN_TOKEN: ADMIN_TOKEN, SVC_RATE_LIMIT: "off", ...env },
     { logDestination: log },
   );
-  return Object.assign(server, {
-    log,
-    [Symbol.asyncDispose]: () => server.close({ drainSeconds: 0 }),
-  });
+  return Object.assign(server, { log });
 }
 
 function callFunction(

@@ -8,9 +8,7 @@ import {
   showsExpected,
 } from "@svc/tooling/readme-shell";
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../src/config.js";
-import { startServer } from "../src/start-server.js";
-import { TODO_MANIFEST, tempDir } from "./fixtures.js";
+import { startLoopbackServer, TODO_MANIFEST, tempDir } from "./fixtures.js";
 
 // The root README's walk-through, run as a reader pastes it into a second
 // terminal at the checkout's root while `pnpm dev` serves examples/todo:
@@ -51,54 +49,46 @@ describe("the README's walk-through", () => {
 
   it("runs against a dev server, each command printing what the README shows", async () => {
     using dir = tempDir();
-    const server = await startServer(
-      parseConfig({
-        SVC_PORT: "0",
-        SVC_HOST: "127.0.0.1",
+    await using server = await startLoopbackServer(
+      {
         SVC_MANIFEST: TODO_MANIFEST,
         SVC_DB_PATH: join(dir.path, "data.db"),
         SVC_DEV_MODE: "true",
-      }),
+      },
       { logDestination: { write: () => undefined } },
     );
-    try {
-      const address = `127.0.0.1:${server.port}`;
-      const steps = STEPS.map((step) => ({
-        ...step,
-        command: step.command
-          .replaceAll("localhost:4321", address)
-          .replaceAll("/tmp/todo-backup", join(dir.path, "todo-backup")),
-        expected: step.expected.map((line) =>
-          line.replaceAll("/tmp/todo-backup", join(dir.path, "todo-backup")),
-        ),
-      }));
-      const results = await runShellSteps(steps, {
-        cwd: ROOT,
-        env: {
-          PATH: process.env.PATH ?? "",
-          HOME: process.env.HOME ?? dir.path,
-          SVC_DB_PATH: join(dir.path, "data.db"),
-          npm_config_update_notifier: "false",
-        },
-        timeoutMs: 90_000,
-      });
-      expect(results).toHaveLength(steps.length);
-      // Every mismatch at once, each with the command, what it printed and what the README shows.
-      const mismatches = results
-        .filter(
-          ({ step, output, status }) =>
-            !allowedStatuses(step).includes(status) || !showsExpected(output, step.expected),
-        )
-        .map(
-          ({ step, output, status }) =>
-            `$ ${step.command}\n${output}\n(exit ${status})\nthe README shows:\n${step.expected.join("\n")}`,
-        );
-      expect(mismatches).toEqual([]);
-      expect(results.filter((result) => result.step.expected.length > 0).length).toBeGreaterThan(
-        15,
+    const address = `127.0.0.1:${server.port}`;
+    const steps = STEPS.map((step) => ({
+      ...step,
+      command: step.command
+        .replaceAll("localhost:4321", address)
+        .replaceAll("/tmp/todo-backup", join(dir.path, "todo-backup")),
+      expected: step.expected.map((line) =>
+        line.replaceAll("/tmp/todo-backup", join(dir.path, "todo-backup")),
+      ),
+    }));
+    const results = await runShellSteps(steps, {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: process.env.HOME ?? dir.path,
+        SVC_DB_PATH: join(dir.path, "data.db"),
+        npm_config_update_notifier: "false",
+      },
+      timeoutMs: 90_000,
+    });
+    expect(results).toHaveLength(steps.length);
+    // Every mismatch at once, each with the command, what it printed and what the README shows.
+    const mismatches = results
+      .filter(
+        ({ step, output, status }) =>
+          !allowedStatuses(step).includes(status) || !showsExpected(output, step.expected),
+      )
+      .map(
+        ({ step, output, status }) =>
+          `$ ${step.command}\n${output}\n(exit ${status})\nthe README shows:\n${step.expected.join("\n")}`,
       );
-    } finally {
-      await server.close({ drainSeconds: 0 });
-    }
+    expect(mismatches).toEqual([]);
+    expect(results.filter((result) => result.step.expected.length > 0).length).toBeGreaterThan(15);
   }, 120_000);
 });

@@ -1,9 +1,13 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../src/config.js";
-import { startServer } from "../src/start-server.js";
-import { ADMIN_TOKEN, startTestServer, TODO_MANIFEST, tempDir } from "./fixtures.js";
+import {
+  ADMIN_TOKEN,
+  startLoopbackServer,
+  startTestServer,
+  TODO_MANIFEST,
+  tempDir,
+} from "./fixtures.js";
 import { runSvc } from "./svc-cli.js";
 
 // `svc seed`: a template's sample rows (seed/*.json) loaded into the running
@@ -81,30 +85,24 @@ describe("svc seed", () => {
       }),
     );
     // Dev mode without SVC_ADMIN_TOKEN: the server writes .svc/admin-token beside the manifest.
-    const server = await startServer(
-      parseConfig({
-        SVC_PORT: "0",
-        SVC_HOST: "127.0.0.1",
+    await using server = await startLoopbackServer(
+      {
         SVC_MANIFEST: manifest,
         SVC_DB_PATH: ":memory:",
         SVC_DEV_MODE: "true",
-      }),
+      },
       { logDestination: { write: () => undefined } },
     );
-    try {
-      const result = await svc({ SVC_MANIFEST: manifest, SVC_PORT: String(server.port) }, "seed");
-      expect(result.err).toBe("");
-      expect(result.out).toMatch(/notes\.json: 2 rows into Note\n$/);
-      const rows = await fetch(`${server.url}/api/entities/Note`, {
-        headers: { authorization: `Bearer ${server.adminToken}` },
-      });
-      expect(((await rows.json()) as { text: string }[]).map((row) => row.text).sort()).toEqual([
-        "a",
-        "b",
-      ]);
-    } finally {
-      await server.close({ drainSeconds: 0 });
-    }
+    const result = await svc({ SVC_MANIFEST: manifest, SVC_PORT: String(server.port) }, "seed");
+    expect(result.err).toBe("");
+    expect(result.out).toMatch(/notes\.json: 2 rows into Note\n$/);
+    const rows = await fetch(`${server.url}/api/entities/Note`, {
+      headers: { authorization: `Bearer ${server.adminToken}` },
+    });
+    expect(((await rows.json()) as { text: string }[]).map((row) => row.text).sort()).toEqual([
+      "a",
+      "b",
+    ]);
   });
 
   it.each([

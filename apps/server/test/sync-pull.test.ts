@@ -1,7 +1,5 @@
 import { testDatabases } from "@svc/tooling/databases";
 import { beforeEach, describe, expect, it } from "vitest";
-import { parseConfig } from "../src/config.js";
-import { startServer } from "../src/start-server.js";
 import { appServerPerTest } from "./app-server.js";
 import { writeAssignedTasksApp } from "./assigned-tasks-app.js";
 import {
@@ -13,7 +11,7 @@ import {
   request,
   type SignInBody,
 } from "./auth-fixtures.js";
-import { adminRequest, tempDir } from "./fixtures.js";
+import { adminRequest, startLoopbackServer, tempDir } from "./fixtures.js";
 
 // GET /api/sync/pull through the composed server, on every database: the
 // change log is the store's bus, written in each write's transaction; each
@@ -160,15 +158,11 @@ describe.each(testDatabases())("sync pull through the server on $name", (databas
 describe("sync pull and the dev reset route", () => {
   it("answers 410 for a cursor from before POST /api/__test__/reset", async () => {
     using dir = tempDir();
-    await using server = await startServer(
-      parseConfig({
-        SVC_DEV_MODE: "true",
-        SVC_PORT: "0",
-        SVC_HOST: "127.0.0.1",
-        SVC_MANIFEST: writeApp(dir.path),
-        SVC_DB_PATH: ":memory:",
-      }),
-    ).then((s) => Object.assign(s, { [Symbol.asyncDispose]: () => s.close({ drainSeconds: 0 }) }));
+    await using server = await startLoopbackServer({
+      SVC_DEV_MODE: "true",
+      SVC_MANIFEST: writeApp(dir.path),
+      SVC_DB_PATH: ":memory:",
+    });
     const alice = await registerPassword(server, "alice@example.com");
     const { cursor: since } = await pullOK(server, "", alice.token);
     await post(server, "/api/fn/addTask", { title: "a" }, { token: alice.token });

@@ -10,9 +10,14 @@ import {
 } from "@opentelemetry/sdk-trace";
 import { type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { parseConfig } from "../src/config.js";
-import { type RunningServer, startServer } from "../src/start-server.js";
-import { ADMIN_TOKEN, databaseEnv, TODO_MANIFEST, tempDir } from "./fixtures.js";
+import type { RunningServer } from "../src/start-server.js";
+import {
+  ADMIN_TOKEN,
+  databaseEnv,
+  startLoopbackServer,
+  TODO_MANIFEST,
+  tempDir,
+} from "./fixtures.js";
 
 // What an application's `--import ./otel.mjs` does with the SDK: a provider
 // and a context manager, registered globally. svc itself only calls the API.
@@ -95,17 +100,13 @@ describe.each(testDatabases())("spans on $name", (database) => {
 
   beforeAll(async () => {
     target = await database.create();
-    server = await startServer(
-      parseConfig({
-        SVC_PORT: "0",
-        SVC_HOST: "127.0.0.1",
-        SVC_MANIFEST: writeApp(dir.path),
-        SVC_ADMIN_TOKEN: ADMIN_TOKEN,
-        SVC_RATE_LIMIT: "off",
-        SVC_LOG_LEVEL: "silent",
-        ...databaseEnv(target),
-      }),
-    );
+    server = await startLoopbackServer({
+      SVC_MANIFEST: writeApp(dir.path),
+      SVC_ADMIN_TOKEN: ADMIN_TOKEN,
+      SVC_RATE_LIMIT: "off",
+      SVC_LOG_LEVEL: "silent",
+      ...databaseEnv(target),
+    });
     const registered = await fetch(`${server.url}/api/auth/password/register`, {
       method: "POST",
       headers: { "content-type": "application/json" },
