@@ -1,3 +1,11 @@
+// The bearer resolvers are framework-free (also in the root export); here too for existing apps.
+export {
+  adminTokenResolver,
+  apiKeyResolver,
+  type BearerResolver,
+  bearerResolvers,
+  sessionResolver,
+} from "./bearer-resolvers.js";
 export { type AuthModule, type AuthModuleOptions, authModule } from "./express/auth-module.js";
 export {
   type CookieSettings,
@@ -20,16 +28,12 @@ export {
 } from "./express/rate-limits.js";
 export {
   type AuthenticateOptions,
-  adminTokenResolver,
-  apiKeyResolver,
   authenticate,
-  type BearerResolver,
   findAuth,
   getAuth,
   isCookieAuthenticated,
   type RequestInfo,
   resolveRequestAuth,
-  sessionResolver,
 } from "./express/request-auth.js";
 export {
   type AuthRouterOptions,

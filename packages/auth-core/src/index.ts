@@ -15,6 +15,14 @@ export type {
   SignIn,
   SignInResult,
 } from "./auth-runtime.js";
+export {
+  adminTokenResolver,
+  apiKeyResolver,
+  type BearerResolver,
+  bearerResolvers,
+  invalidBearerError,
+  sessionResolver,
+} from "./bearer-resolvers.js";
 export type { AuthCacheStats, CacheStats } from "./cache-stats.js";
 export { CODE_TTL_MS, type CodePurpose, MAX_ATTEMPTS, SEND_COOLDOWN_MS } from "./code-store.js";
 export { type AuthConfig, parseAuthConfig } from "./config.js";

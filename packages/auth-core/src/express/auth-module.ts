@@ -1,9 +1,9 @@
 import type { SvcModule, SvcRuntime } from "@svc/store";
 import type { IRouter, RequestHandler } from "express";
 import type { Auth } from "../auth.js";
+import { bearerResolvers } from "../bearer-resolvers.js";
 import { type AuthOptions, createAuth } from "../create-auth.js";
 import { createRateLimits } from "./rate-limits.js";
-import { adminTokenResolver, apiKeyResolver, sessionResolver } from "./request-auth.js";
 import { type AuthRouterOptions, createAuthRouter } from "./router.js";
 
 /** What `authModule` needs beside the runtime. */
@@ -75,12 +75,7 @@ export function authModule(runtime: SvcRuntime, options: AuthModuleOptions): Aut
         : () => createRateLimits({ database: auth.database, now: runtime.now }).perIp,
     migrations: auth.migrations,
     routes: (app) => app.use(createAuthRouter(auth, { ...router, rateLimit })),
-    resolvers: [
-      ...(adminToken === undefined ? [] : [adminTokenResolver(adminToken)]),
-      apiKeyResolver(auth),
-      ...auth.jwtResolvers(),
-      sessionResolver(auth),
-    ],
+    resolvers: bearerResolvers(auth, adminToken),
     reset: () => auth.reset(),
     close: () => auth.close(),
   };

@@ -1,55 +1,32 @@
-import { timingSafeEqual } from "node:crypto";
 import type { Auth } from "@svc/auth-core";
-import { AuthError } from "@svc/auth-core";
-import { type AuthContext, adminAuth, anonymousAuth } from "@svc/schema";
-
-/** Resolves one bearer token to its caller, or null when it is not this resolver's kind. */
-type Resolver = (token: string) => AuthContext | null | Promise<AuthContext | null>;
+import { bearerResolvers, invalidBearerError } from "@svc/auth-core";
+import { type AuthContext, anonymousAuth } from "@svc/schema";
+import { resolveCaller } from "@svc/schema/http";
 
 /**
- * The caller of a request by its `Authorization: Bearer` header, in the
- * spec's order: the admin token (constant-time compare), a `pk.` API key, a
- * JWT, a `svc_` session. No header: the anonymous caller. The edge reads no
- * session cookie: browsers send the token as a bearer.
+ * The caller of a request by its `Authorization: Bearer` header, through
+ * auth-core's resolvers in the spec's order: the admin token (constant-time
+ * compare), a `pk.` API key, a JWT, a `svc_` session. No header: the
+ * anonymous caller. The edge reads no session cookie: browsers send the
+ * token as a bearer.
  */
 export function createCallerResolver(
   auth: Auth,
   adminToken: string,
 ): (request: Request) => Promise<AuthContext> {
-  const expected = new TextEncoder().encode(adminToken);
-  const resolvers: Resolver[] = [
-    (token) => {
-      const presented = new TextEncoder().encode(token);
-      return presented.length === expected.length && timingSafeEqual(presented, expected)
-        ? adminAuth
-        : null;
-    },
-    (token) => (token.startsWith("pk.") ? auth.resolveApiKey(token) : null),
-    ...auth.jwtResolvers(),
-    async (token) => {
-      if (!token.startsWith("svc_")) return null;
-      const caller = await auth.resolveSession(token);
-      if (caller === null) {
-        throw new AuthError("INVALID_TOKEN", {
-          message: "The session is unknown, expired or revoked.",
-        });
-      }
-      return caller;
-    },
-  ];
+  const resolvers = bearerResolvers(auth, adminToken);
   return async (request) => {
-    const header = request.headers.get("authorization");
-    if (header === null || header === "") return anonymousAuth;
-    const token = /^Bearer +(\S+) *$/i.exec(header)?.[1];
-    if (token === undefined) {
-      throw new AuthError("INVALID_TOKEN", {
-        message: "The Authorization header must be `Bearer <token>`.",
-      });
+    const authorization = request.headers.get("authorization") ?? undefined;
+    const found = await resolveCaller({ headers: { authorization } }, { resolvers });
+    switch (found.status) {
+      case "bearer":
+      case "cookie": // never here: no cookie is passed
+        return found.caller;
+      case "anonymous":
+        return anonymousAuth;
+      case "malformed":
+      case "rejected":
+        throw invalidBearerError(found.status);
     }
-    for (const resolve of resolvers) {
-      const caller = await resolve(token);
-      if (caller !== null) return caller;
-    }
-    throw new AuthError("INVALID_TOKEN");
   };
 }
