@@ -1,26 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type AuthChange, isSecondFactorRequired, SvcError } from "../src/index.js";
-import {
-  clientOf,
-  emailSequence,
-  signedInClient,
-  startTestServer,
-  type TestServer,
-  totpCode,
-} from "./server.js";
+import { clientOf, emailSequence, signedInClient, totpCode } from "./server.js";
+import { serverForTests } from "./server-for-tests.js";
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server?.[Symbol.asyncDispose]();
-});
+const server = serverForTests();
 const nextEmail = emailSequence("auth");
 
 describe("auth against the real server", () => {
   it("guest: stores the token and me() sees a guest", async () => {
-    const client = clientOf(server);
+    const client = clientOf(server());
     const changes: AuthChange[] = [];
     client.onAuthChange((change) => changes.push(change));
     const guest = await client.auth.guest();
@@ -32,7 +20,7 @@ describe("auth against the real server", () => {
   });
 
   it("magic code: send answers dev_code, verify signs in and creates the user", async () => {
-    const client = clientOf(server);
+    const client = clientOf(server());
     const email = nextEmail();
     const sent = await client.auth.sendMagicCode(email);
     expect(sent).toMatchObject({ sent: true, email });
@@ -47,7 +35,7 @@ describe("auth against the real server", () => {
   });
 
   it("a wrong magic code is 401 INVALID_CODE and stores nothing", async () => {
-    const client = clientOf(server);
+    const client = clientOf(server());
     const email = nextEmail();
     await client.auth.sendMagicCode(email);
     const error = await client.auth.verifyMagicCode(email, "000000").catch((e: unknown) => e);
@@ -57,7 +45,7 @@ describe("auth against the real server", () => {
   });
 
   it("a second send within the cooldown is 429 RATE_LIMITED with retry_after_secs", async () => {
-    const client = clientOf(server);
+    const client = clientOf(server());
     const email = nextEmail();
     await client.auth.sendMagicCode(email);
     const error = await client.auth.sendMagicCode(email).catch((e: unknown) => e);
@@ -66,7 +54,7 @@ describe("auth against the real server", () => {
   });
 
   it("magic link: send answers dev_link", async () => {
-    const client = clientOf(server);
+    const client = clientOf(server());
     const sent = await client.auth.sendMagicLink(nextEmail(), "http://localhost:5173/done");
     expect(sent.sent).toBe(true);
     const link = new URL(sent.dev_link ?? "");
@@ -79,10 +67,10 @@ describe("auth against the real server", () => {
 
   it("password: register, log in from another client, then a wrong password", async () => {
     const email = nextEmail();
-    const first = clientOf(server);
+    const first = clientOf(server());
     const registered = await first.auth.register(email, "correct horse battery");
     expect(registered.token).toMatch(/^svc_/);
-    const second = clientOf(server);
+    const second = clientOf(server());
     const login = await second.auth.login(email, "correct horse battery");
     expect("token" in login && login.user_id).toBe(registered.user_id);
     await expect(second.auth.login(email, "wrong password!!")).rejects.toBeInstanceOf(SvcError);
@@ -90,9 +78,9 @@ describe("auth against the real server", () => {
 
   it("password reset and change: the reset signs in and ends old sessions, change keeps this one", async () => {
     const email = nextEmail();
-    const old = clientOf(server);
+    const old = clientOf(server());
     await old.auth.register(email, "correct horse battery");
-    const client = clientOf(server);
+    const client = clientOf(server());
     const sent = await client.auth.sendPasswordReset(email);
     expect(sent).toMatchObject({ sent: true, email, dev_code: expect.stringMatching(/^\d{6}$/) });
     const unknown = await client.auth.sendPasswordReset(nextEmail());
@@ -106,7 +94,7 @@ describe("auth against the real server", () => {
     expect(await client.token()).toBe("token" in reset ? reset.token : null);
     await expect(old.auth.me()).rejects.toMatchObject({ code: "INVALID_TOKEN", status: 401 });
 
-    const other = clientOf(server);
+    const other = clientOf(server());
     await other.auth.login(email, "a brand new passphrase");
     await expect(
       client.auth.changePassword("not the password", "yet another passphrase"),
@@ -120,7 +108,7 @@ describe("auth against the real server", () => {
   });
 
   it("email verification: send answers dev_code, verify stamps emailVerified", async () => {
-    const client = clientOf(server);
+    const client = clientOf(server());
     await client.auth.register(nextEmail(), "correct horse battery");
     expect((await client.auth.me()).user?.emailVerified ?? null).toBeNull();
     const sent = await client.auth.sendVerification();
@@ -131,11 +119,11 @@ describe("auth against the real server", () => {
 
   it("sessions, sign-out and sign-out everywhere", async () => {
     const email = nextEmail();
-    const a = clientOf(server);
+    const a = clientOf(server());
     await a.auth.register(email, "correct horse battery");
-    const b = clientOf(server);
+    const b = clientOf(server());
     await b.auth.login(email, "correct horse battery");
-    const c = clientOf(server);
+    const c = clientOf(server());
     await c.auth.login(email, "correct horse battery");
     const sessions = await a.auth.sessions();
     expect(sessions).toHaveLength(3);
@@ -147,7 +135,7 @@ describe("auth against the real server", () => {
     await c.auth.signOut();
     expect(await c.token()).toBeNull();
     expect(changes.map((change) => change.reason)).toEqual(["sign-out"]);
-    const stale = clientOf(server, { token: cToken });
+    const stale = clientOf(server(), { token: cToken });
     await expect(stale.auth.me()).rejects.toMatchObject({ code: "INVALID_TOKEN", status: 401 });
 
     expect(await a.auth.signOutEverywhere()).toEqual({ revoked: 2 });
@@ -156,9 +144,9 @@ describe("auth against the real server", () => {
   });
 
   it("a 401 INVALID_TOKEN clears the stored token and fires onAuthChange", async () => {
-    const { client } = await signedInClient(server, nextEmail());
+    const { client } = await signedInClient(server(), nextEmail());
     const token = (await client.token()) ?? "";
-    const other = clientOf(server, { token });
+    const other = clientOf(server(), { token });
     await other.auth.signOut(); // revokes the session under the first client's feet
     const changes: AuthChange[] = [];
     client.onAuthChange((change) => changes.push(change));
@@ -168,15 +156,15 @@ describe("auth against the real server", () => {
   });
 
   it("signOut with a session revoked elsewhere still resolves and clears the token", async () => {
-    const { client } = await signedInClient(server, nextEmail());
-    await clientOf(server, { token: (await client.token()) ?? "" }).auth.signOut();
+    const { client } = await signedInClient(server(), nextEmail());
+    await clientOf(server(), { token: (await client.token()) ?? "" }).auth.signOut();
     await expect(client.auth.signOut()).resolves.toBeUndefined();
     expect(await client.token()).toBeNull();
-    await expect(clientOf(server).auth.signOut()).resolves.toBeUndefined();
+    await expect(clientOf(server()).auth.signOut()).resolves.toBeUndefined();
   });
 
   it("selectOrg(null) clears the organization and fires onAuthChange", async () => {
-    const { client } = await signedInClient(server, nextEmail());
+    const { client } = await signedInClient(server(), nextEmail());
     const changes: AuthChange[] = [];
     client.onAuthChange((change) => changes.push(change));
     expect(await client.auth.selectOrg(null)).toEqual({ org_id: null, roles: [] });
@@ -185,14 +173,14 @@ describe("auth against the real server", () => {
 
   it("TOTP: enrol, confirm, the challenged login, verifySecondFactor, disable", async () => {
     const email = nextEmail();
-    const client = clientOf(server);
+    const client = clientOf(server());
     await client.auth.register(email, "correct horse battery");
     const enrollment = await client.auth.totp.enroll();
     const enabled = await client.auth.totp.confirm(totpCode(enrollment.secret));
     expect(enabled.backup_codes.length).toBeGreaterThan(0);
     expect(await client.auth.totp.status()).toMatchObject({ enabled: true });
 
-    const device = clientOf(server);
+    const device = clientOf(server());
     const first = await device.auth.login(email, "correct horse battery");
     if (!isSecondFactorRequired(first)) throw new Error("expected the second factor");
     expect(first.methods).toContain("totp");
@@ -212,11 +200,11 @@ describe("auth against the real server", () => {
   });
 
   it("providers() lists none when no provider is configured", async () => {
-    expect(await clientOf(server).auth.providers()).toEqual([]);
+    expect(await clientOf(server()).auth.providers()).toEqual([]);
   });
 
   it("deleteAccount removes the user and clears the token", async () => {
-    const { client } = await signedInClient(server, nextEmail());
+    const { client } = await signedInClient(server(), nextEmail());
     const deleted = await client.auth.deleteAccount();
     expect(deleted).toMatchObject({ deleted: true, revoked_sessions: 1 });
     expect(await client.token()).toBeNull();

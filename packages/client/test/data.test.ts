@@ -1,12 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createClient, generateId, SvcError } from "../src/index.js";
-import {
-  clientOf,
-  emailSequence,
-  signedInClient,
-  startTestServer,
-  type TestServer,
-} from "./server.js";
+import { clientOf, emailSequence, signedInClient } from "./server.js";
+import { serverForTests } from "./server-for-tests.js";
 
 /** The todo example's types, as `svc codegen` would write them. */
 type TodoApi = {
@@ -31,19 +26,13 @@ type TodoApi = {
   };
 };
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server?.[Symbol.asyncDispose]();
-});
+const server = serverForTests();
 const nextEmail = emailSequence("data");
 
 async function typedClient() {
-  const { client, userId } = await signedInClient(server, nextEmail());
+  const { client, userId } = await signedInClient(server(), nextEmail());
   const token = (await client.token()) ?? "";
-  return { client: createClient<TodoApi>({ url: server.url, token }), userId };
+  return { client: createClient<TodoApi>({ url: server().url, token }), userId };
 }
 
 describe("functions", () => {
@@ -56,7 +45,7 @@ describe("functions", () => {
   });
 
   it("invalid arguments are 400 INVALID_ARGS", async () => {
-    const { client } = await signedInClient(server, nextEmail());
+    const { client } = await signedInClient(server(), nextEmail());
     const error = await client.fn("createTodo", { title: "" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SvcError);
     expect(error).toMatchObject({ code: "INVALID_ARGS", status: 400 });
@@ -137,7 +126,7 @@ describe("entities", () => {
   });
 
   it("a bad query is 400 INVALID_QUERY; an unknown entity 404 ENTITY_NOT_FOUND", async () => {
-    const { client } = await signedInClient(server, nextEmail());
+    const { client } = await signedInClient(server(), nextEmail());
     await expect(client.entities("Todo").list({ limit: 0 })).rejects.toMatchObject({
       code: "INVALID_QUERY",
       status: 400,
@@ -151,7 +140,7 @@ describe("entities", () => {
 
 describe("API keys, JWT and billing", () => {
   it("create, use as the token, list, revoke", async () => {
-    const { client, userId } = await signedInClient(server, nextEmail());
+    const { client, userId } = await signedInClient(server(), nextEmail());
     const created = await client.apiKeys.create({ name: "ci", scopes: "read" });
     expect(created.key).toMatch(/^pk\.key_/);
     const listed = await client.apiKeys.list();
@@ -160,7 +149,7 @@ describe("API keys, JWT and billing", () => {
     ]);
     expect(listed[0]).not.toHaveProperty("key");
 
-    const withKey = clientOf(server, { token: created.key });
+    const withKey = clientOf(server(), { token: created.key });
     expect((await withKey.auth.me()).user_id).toBe(userId);
     expect(await withKey.fn("createTodo", { title: "from a key" })).toHaveProperty("id");
     await expect(withKey.apiKeys.list()).rejects.toMatchObject({
@@ -176,28 +165,28 @@ describe("API keys, JWT and billing", () => {
   });
 
   it("mintJWT answers a token the server accepts as a bearer", async () => {
-    const { client, userId } = await signedInClient(server, nextEmail());
+    const { client, userId } = await signedInClient(server(), nextEmail());
     const minted = await client.auth.mintJWT();
     expect(minted.token.split(".")).toHaveLength(3);
     expect(minted.expires_at).toBeGreaterThan(Date.now() / 1000);
-    const withJWT = clientOf(server, { token: minted.token });
+    const withJWT = clientOf(server(), { token: minted.token });
     expect((await withJWT.auth.me()).user_id).toBe(userId);
   });
 
   it("mintJWT without a session is 401", async () => {
-    const error = await clientOf(server)
+    const error = await clientOf(server())
       .auth.mintJWT()
       .catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 401 });
   });
 
   it("entitlements of a user without subscriptions", async () => {
-    const { client } = await signedInClient(server, nextEmail());
+    const { client } = await signedInClient(server(), nextEmail());
     expect(await client.billing.entitlements()).toEqual({ active: false, subscriptions: [] });
   });
 
   it("checkout without a payment processor is 501 PAYMENT_NOT_CONFIGURED", async () => {
-    const { client } = await signedInClient(server, nextEmail());
+    const { client } = await signedInClient(server(), nextEmail());
     await expect(client.billing.checkout({ priceIds: ["price_1"] })).rejects.toMatchObject({
       code: "PAYMENT_NOT_CONFIGURED",
       status: 501,
@@ -207,8 +196,8 @@ describe("API keys, JWT and billing", () => {
 
 describe("sync", () => {
   it("pull starts from the current cursor and then sees only the caller's own changes", async () => {
-    const ada = await signedInClient(server, nextEmail());
-    const bob = await signedInClient(server, nextEmail());
+    const ada = await signedInClient(server(), nextEmail());
+    const bob = await signedInClient(server(), nextEmail());
     const start = await ada.client.sync.pull();
     expect(start).toEqual({ changes: [], cursor: expect.stringMatching(/^\d+$/), has_more: false });
     const mine = await ada.client
@@ -229,7 +218,7 @@ describe("sync", () => {
   });
 
   it("a cursor from the future is 410 RESYNC_REQUIRED", async () => {
-    const { client } = await signedInClient(server, nextEmail());
+    const { client } = await signedInClient(server(), nextEmail());
     const error = await client.sync.pull({ since: "999999999" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SvcError);
     expect(error).toMatchObject({ code: "RESYNC_REQUIRED", status: 410 });

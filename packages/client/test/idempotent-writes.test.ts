@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { generateId, type SvcClient, SvcError, type WriteOptions } from "../src/index.js";
-import { emailSequence, startTestServer, type TestServer } from "./server.js";
+import { emailSequence } from "./server.js";
+import { serverForTests } from "./server-for-tests.js";
 import {
   immediateTimers,
   type NetworkSwitch,
@@ -15,16 +16,7 @@ import {
 // with a fetch that forwards the request and then loses the answer, the
 // write is applied once.
 
-let app: ReturnType<typeof writeWritesApp>;
-let server: TestServer;
-beforeAll(async () => {
-  app = writeWritesApp();
-  server = await startTestServer({ SVC_MANIFEST: app.manifest });
-});
-afterAll(async () => {
-  await server?.[Symbol.asyncDispose]();
-  app?.dispose();
-});
+const server = serverForTests({ app: writeWritesApp });
 beforeEach(() => {
   writeSwitches();
 });
@@ -33,7 +25,7 @@ const nextEmail = emailSequence("writes");
 async function setup(writes: WriteOptions = {}) {
   const network = networkSwitch();
   const clock = immediateTimers();
-  const { client } = await signedInWith(server.url, nextEmail(), {
+  const { client } = await signedInWith(server().url, nextEmail(), {
     fetch: network.fetch,
     writes: { timers: clock.timers, random: () => 0.5, ...writes },
   });
@@ -161,7 +153,7 @@ describe("idempotency keys on writes", () => {
   it("an abort while waiting to resend rejects with ABORTED and sends nothing more", async () => {
     const network = networkSwitch();
     const pending: (() => void)[] = [];
-    const { client } = await signedInWith(server.url, nextEmail(), {
+    const { client } = await signedInWith(server().url, nextEmail(), {
       fetch: network.fetch,
       writes: {
         timers: {

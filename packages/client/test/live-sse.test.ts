@@ -1,42 +1,33 @@
-import { type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testDatabases } from "@svc/tooling/databases";
+import { describe, expect, it } from "vitest";
 import { createClient, type SvcClient } from "../src/index.js";
 import {
   blockedWebSocket,
-  databaseEnv,
   droppableFetch,
   manualTimers,
   recordingWebSocket,
   statusLog,
   titles,
 } from "./live-fixture.js";
-import { emailSequence, signedInClient, startTestServer, type TestServer } from "./server.js";
+import { emailSequence, signedInClient } from "./server.js";
+import { serverForTests } from "./server-for-tests.js";
 import { waitFor } from "./wait-for.js";
 
 // Entity subscriptions over the real server's SSE endpoint (GET /events),
 // read through fetch, on every database.
 
 describe.each(testDatabases())("live over SSE ($name)", (database) => {
-  let server: TestServer;
-  let target: TestDatabaseTarget;
-  beforeAll(async () => {
-    target = await database.create();
-    server = await startTestServer(databaseEnv(target));
-  });
-  afterAll(async () => {
-    await server?.[Symbol.asyncDispose]();
-    if (target !== undefined) await database.destroy(target);
-  });
+  const server = serverForTests({ database });
   const nextEmail = emailSequence(`live-sse-${database.name}`);
 
   async function sseClient() {
-    const { client: signedIn } = await signedInClient(server, nextEmail());
+    const { client: signedIn } = await signedInClient(server(), nextEmail());
     const fetcher = droppableFetch();
     const clock = manualTimers();
     const log = statusLog();
     const recorder = recordingWebSocket();
     const client = createClient({
-      url: server.url,
+      url: server().url,
       token: (await signedIn.token()) ?? "",
       fetch: fetcher.fetch,
       live: {
@@ -105,7 +96,7 @@ describe.each(testDatabases())("live over SSE ($name)", (database) => {
     await addTodo(client, "old");
     const todos = client.subscribe("Todo", {}, () => undefined);
     expect(titles(await todos.ready)).toEqual(["old"]);
-    await server.store.truncateAll();
+    await server().store.truncateAll();
     await waitFor(() => expect(todos.rows).toEqual([]));
     expect(fetcher.requests).toHaveLength(2);
     expect(fetcher.requests[1]?.headers.get("last-event-id")).toBeNull();
@@ -120,7 +111,7 @@ describe.each(testDatabases())("live over SSE ($name)", (database) => {
     const seen: unknown[][] = [];
     const todos = client.subscribe("Todo", {}, (rows) => seen.push(titles(rows)));
     await todos.ready;
-    const { client: other } = await signedInClient(server, nextEmail());
+    const { client: other } = await signedInClient(server(), nextEmail());
     await addTodo(other, "theirs");
     await client.setToken(await other.token());
     await waitFor(() => expect(seen.at(-1)).toEqual(["theirs"]));
@@ -132,7 +123,7 @@ describe.each(testDatabases())("live over SSE ($name)", (database) => {
   it("reports 401 AUTH_REQUIRED without a caller and does not retry", async () => {
     const clock = manualTimers();
     const client = createClient({
-      url: server.url,
+      url: server().url,
       live: { transport: "sse", timers: clock.timers },
     });
     const errors: string[] = [];
@@ -154,13 +145,13 @@ describe.each(testDatabases())("live over SSE ($name)", (database) => {
   });
 
   it("falls back to SSE after three upgrades that never open, keeping the subscription", async () => {
-    const { client: signedIn } = await signedInClient(server, nextEmail());
+    const { client: signedIn } = await signedInClient(server(), nextEmail());
     const attempts = { count: 0 };
     const clock = manualTimers();
     const log = statusLog();
     const fetcher = droppableFetch();
     const client = createClient({
-      url: server.url,
+      url: server().url,
       token: (await signedIn.token()) ?? "",
       fetch: fetcher.fetch,
       live: { WebSocket: blockedWebSocket(attempts), timers: clock.timers, onStatus: log.onStatus },

@@ -1,14 +1,9 @@
-import { type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testDatabases } from "@svc/tooling/databases";
+import { describe, expect, it } from "vitest";
 import { createClient, type SvcClient, SvcError } from "../src/index.js";
-import {
-  databaseEnv,
-  manualTimers,
-  recordingWebSocket,
-  statusLog,
-  titles,
-} from "./live-fixture.js";
-import { emailSequence, signedInClient, startTestServer, type TestServer } from "./server.js";
+import { manualTimers, recordingWebSocket, statusLog, titles } from "./live-fixture.js";
+import { emailSequence, signedInClient } from "./server.js";
+import { serverForTests } from "./server-for-tests.js";
 import { waitFor } from "./wait-for.js";
 
 // client.subscribe and client.live over the real server's WebSocket at /ws,
@@ -17,26 +12,17 @@ import { waitFor } from "./wait-for.js";
 type Todo = { id: string; title: string; done: boolean; ownerId: string };
 
 describe.each(testDatabases())("live over WebSocket ($name)", (database) => {
-  let server: TestServer;
-  let target: TestDatabaseTarget;
-  beforeAll(async () => {
-    target = await database.create();
-    server = await startTestServer(databaseEnv(target));
-  });
-  afterAll(async () => {
-    await server?.[Symbol.asyncDispose]();
-    if (target !== undefined) await database.destroy(target);
-  });
+  const server = serverForTests({ database });
   const nextEmail = emailSequence(`live-ws-${database.name}`);
 
   /** A signed-in client whose live layer records its socket and is driven by manual timers. */
   async function liveClient() {
-    const { client: signedIn, userId } = await signedInClient(server, nextEmail());
+    const { client: signedIn, userId } = await signedInClient(server(), nextEmail());
     const recorder = recordingWebSocket();
     const clock = manualTimers();
     const log = statusLog();
     const client = createClient({
-      url: server.url,
+      url: server().url,
       token: (await signedIn.token()) ?? "",
       live: { WebSocket: recorder.WebSocket, timers: clock.timers, onStatus: log.onStatus },
     });
@@ -163,7 +149,7 @@ describe.each(testDatabases())("live over WebSocket ($name)", (database) => {
     const todos = client.subscribe("Todo", {}, (rows) => seen.push(titles(rows)));
     await todos.ready;
     // The log is reset under an open subscription: the server answers RESYNC_REQUIRED.
-    await server.store.truncateAll();
+    await server().store.truncateAll();
     await waitFor(() => expect(seen.at(-1)).toEqual([]));
     expect(recorder.received).toContainEqual(
       expect.objectContaining({
@@ -177,7 +163,7 @@ describe.each(testDatabases())("live over WebSocket ($name)", (database) => {
     // Reset while disconnected: the resume's `since` is void, a new snapshot replaces the rows.
     recorder.sockets[0]?.close();
     await waitFor(() => expect(clock.pending()).toBe(1));
-    await server.store.truncateAll();
+    await server().store.truncateAll();
     await addTodo(client, "fresh");
     const callsBefore = seen.length;
     clock.fire();
@@ -200,7 +186,7 @@ describe.each(testDatabases())("live over WebSocket ($name)", (database) => {
       seen.push(titles(rows)),
     );
     await todos.ready;
-    const { client: other } = await signedInClient(server, nextEmail());
+    const { client: other } = await signedInClient(server(), nextEmail());
     await addTodo(other, "second user's");
 
     await client.setToken(await other.token());
@@ -221,7 +207,7 @@ describe.each(testDatabases())("live over WebSocket ($name)", (database) => {
     const recorder = recordingWebSocket();
     const clock = manualTimers();
     const client = createClient({
-      url: server.url,
+      url: server().url,
       live: { WebSocket: recorder.WebSocket, timers: clock.timers },
     });
     const errors: string[] = [];
@@ -266,26 +252,20 @@ describe.each(testDatabases())("live over WebSocket ($name)", (database) => {
 describe("live over WebSocket, dev reset", () => {
   // The default test server is dev mode on in-memory SQLite: it has the
   // dev reset route, which empties every entity (and the sessions).
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(async () => {
-    await server?.[Symbol.asyncDispose]();
-  });
+  const server = serverForTests();
 
   it("POST /api/__test__/reset answers RESYNC_REQUIRED, and the rows are reloaded (empty)", async () => {
-    const { client } = await signedInClient(server, "reset-1@example.com");
+    const { client } = await signedInClient(server(), "reset-1@example.com");
     const recorder = recordingWebSocket();
     const live = createClient({
-      url: server.url,
+      url: server().url,
       token: (await client.token()) ?? "",
       live: { WebSocket: recorder.WebSocket },
     });
     await client.fn("createTodo", { title: "before reset" });
     const todos = live.subscribe("Todo", {}, () => undefined);
     expect(titles(await todos.ready)).toEqual(["before reset"]);
-    const response = await fetch(`${server.url}/api/__test__/reset`, { method: "POST" });
+    const response = await fetch(`${server().url}/api/__test__/reset`, { method: "POST" });
     expect(response.status).toBe(200);
     await waitFor(() => expect(todos.rows).toEqual([]));
     const subscribes = recorder.sent.filter((frame) => frame.type === "subscribe");

@@ -1,27 +1,24 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clientOf, startTestServer, type TestServer } from "./server.js";
+import { describe, expect, it } from "vitest";
+import { clientOf } from "./server.js";
+import { serverForTests } from "./server-for-tests.js";
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer({
+const server = serverForTests({
+  env: {
     SVC_PUBLIC_URL: "http://localhost:4321",
     SVC_OAUTH_GITHUB_CLIENT_ID: "gh-client",
     SVC_OAUTH_GITHUB_CLIENT_SECRET: "gh-secret",
-  });
-});
-afterAll(async () => {
-  await server?.[Symbol.asyncDispose]();
+  },
 });
 
 describe("OAuth against the real server", () => {
   it("providers() lists the configured provider", async () => {
-    expect(await clientOf(server).auth.providers()).toEqual([
+    expect(await clientOf(server()).auth.providers()).toEqual([
       { id: "github", name: "GitHub", type: "oauth", login_path: "/api/auth/login/github" },
     ]);
   });
 
   it("oauthLoginURL is a URL the server starts the handshake at", async () => {
-    const url = clientOf(server).auth.oauthLoginURL("github", {
+    const url = clientOf(server()).auth.oauthLoginURL("github", {
       callback: "http://localhost:5173/done",
       response: "token",
     });
@@ -33,7 +30,7 @@ describe("OAuth against the real server", () => {
   });
 
   it("a callback on an untrusted origin is refused before any redirect", async () => {
-    const url = clientOf(server).auth.oauthLoginURL("github", { callback: "https://evil.test/" });
+    const url = clientOf(server()).auth.oauthLoginURL("github", { callback: "https://evil.test/" });
     const response = await fetch(url, { redirect: "manual" });
     expect(response.status).toBe(400);
   });

@@ -1,16 +1,17 @@
 // @vitest-environment happy-dom-node
 import { act, cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
-import { type ReactNode, StrictMode } from "react";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import {
   generateId,
   type OptimisticWriter,
   type SvcClient,
   type WebSocketConstructor,
 } from "../src/index.js";
-import { SvcProvider, useMutation, useQuery, useWriteQueue } from "../src/react/index.js";
+import { useMutation, useQuery, useWriteQueue } from "../src/react/index.js";
 import { manualTimers } from "./live-fixture.js";
-import { emailSequence, startTestServer, type TestServer } from "./server.js";
+import { listItems, withClient } from "./rendered.js";
+import { emailSequence } from "./server.js";
+import { serverForTests } from "./server-for-tests.js";
 import {
   type NetworkSwitch,
   networkSwitch,
@@ -26,16 +27,7 @@ import {
 type Todo = { id: string; title: string; done: boolean; ownerId?: string };
 type NewTodo = { id: string; title: string };
 
-let app: ReturnType<typeof writeWritesApp>;
-let server: TestServer;
-beforeAll(async () => {
-  app = writeWritesApp();
-  server = await startTestServer({ SVC_MANIFEST: app.manifest });
-});
-afterAll(async () => {
-  await server?.[Symbol.asyncDispose]();
-  app?.dispose();
-});
+const server = serverForTests({ app: writeWritesApp });
 afterEach(() => cleanup());
 const nextEmail = emailSequence("optimistic-react");
 
@@ -46,7 +38,7 @@ async function setup(): Promise<{
 }> {
   const network = networkSwitch();
   const clock = manualTimers();
-  const { client } = await signedInWith(server.url, nextEmail(), {
+  const { client } = await signedInWith(server().url, nextEmail(), {
     fetch: network.fetch,
     live: { WebSocket: globalThis.WebSocket as unknown as WebSocketConstructor },
     writes: { timers: clock.timers, random: () => 0.5 },
@@ -108,19 +100,6 @@ function Todos(props: { queued?: boolean }) {
   );
 }
 
-const items = (): string[] =>
-  screen
-    .queryAllByRole("listitem")
-    .map((item) => (item as unknown as { textContent: string | null }).textContent ?? "");
-
-function withClient(client: SvcClient, children: ReactNode) {
-  return (
-    <StrictMode>
-      <SvcProvider client={client}>{children}</SvcProvider>
-    </StrictMode>
-  );
-}
-
 describe("optimistic updates in React", () => {
   it("useMutation's optimistic row shows on click and becomes the server's row", async () => {
     const { client, network } = await setup();
@@ -129,12 +108,12 @@ describe("optimistic updates in React", () => {
     const held = network.hold();
     fireEvent.click(screen.getByText("add"));
     // Before the server has even seen the request.
-    expect(items()).toEqual(["Milk unsaved"]);
+    expect(listItems()).toEqual(["Milk unsaved"]);
     await held.sent;
     const sentId = (network.seen[0]?.body as { id?: string } | undefined)?.id;
     expect(sentId).toMatch(/^[0-9a-f]{40}$/);
     held.release();
-    await waitFor(() => expect(items()).toEqual(["Milk saved"]));
+    await waitFor(() => expect(listItems()).toEqual(["Milk saved"]));
     const [stored] = (await client.entities("Todo").list()).rows;
     expect(stored?.id).toBe(sentId);
   });
@@ -145,10 +124,10 @@ describe("optimistic updates in React", () => {
     await screen.findByLabelText("todos");
     const held = network.hold();
     fireEvent.click(screen.getByText("refuse"));
-    expect(items()).toEqual(["Nope unsaved"]);
+    expect(listItems()).toEqual(["Nope unsaved"]);
     held.release();
     await screen.findByText("error REFUSED");
-    expect(items()).toEqual([]);
+    expect(listItems()).toEqual([]);
     expect((await client.entities("Todo").list()).rows).toEqual([]);
   });
 
@@ -156,13 +135,13 @@ describe("optimistic updates in React", () => {
     const { client, network } = await setup();
     await client.entities("Todo").insert({ title: "Bread", done: false });
     render(withClient(client, <Todos />));
-    await waitFor(() => expect(items()).toEqual(["Bread saved"]));
+    await waitFor(() => expect(listItems()).toEqual(["Bread saved"]));
     const held = network.hold();
     fireEvent.click(screen.getByText("break"));
-    expect(items()).toEqual(["42 saved"]);
+    expect(listItems()).toEqual(["42 saved"]);
     held.release();
     await screen.findByText("error INVALID_FIELD");
-    expect(items()).toEqual(["Bread saved"]);
+    expect(listItems()).toEqual(["Bread saved"]);
   });
 
   it("queued while offline: the row and the waiting count show until the queue is sent", async () => {
@@ -171,11 +150,11 @@ describe("optimistic updates in React", () => {
     await screen.findByText("queue idle 0");
     network.offline = true;
     fireEvent.click(screen.getByText("add"));
-    expect(items()).toEqual(["Milk unsaved"]);
+    expect(listItems()).toEqual(["Milk unsaved"]);
     await screen.findByText("queue waiting 1");
     network.offline = false;
     await act(() => client.queue.flush());
     await screen.findByText("queue idle 0");
-    await waitFor(() => expect(items()).toEqual(["Milk saved"]));
+    await waitFor(() => expect(listItems()).toEqual(["Milk saved"]));
   });
 });

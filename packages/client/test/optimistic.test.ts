@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   createClient,
   createMemoryStorage,
@@ -8,7 +8,8 @@ import {
   type WebSocketConstructor,
 } from "../src/index.js";
 import { manualTimers } from "./live-fixture.js";
-import { emailSequence, startTestServer, type TestServer } from "./server.js";
+import { emailSequence } from "./server.js";
+import { serverForTests } from "./server-for-tests.js";
 import { networkSwitch, signedInWith, writeWritesApp } from "./writes-fixture.js";
 
 // Optimistic changes in live subscriptions against the real server: shown
@@ -19,23 +20,14 @@ import { networkSwitch, signedInWith, writeWritesApp } from "./writes-fixture.js
 
 type Row = { id: string } & Record<string, unknown>;
 
-let app: ReturnType<typeof writeWritesApp>;
-let server: TestServer;
-beforeAll(async () => {
-  app = writeWritesApp();
-  server = await startTestServer({ SVC_MANIFEST: app.manifest });
-});
-afterAll(async () => {
-  await server?.[Symbol.asyncDispose]();
-  app?.dispose();
-});
+const server = serverForTests({ app: writeWritesApp });
 const nextEmail = emailSequence("optimistic");
 const NodeWebSocket = globalThis.WebSocket as unknown as WebSocketConstructor;
 
 async function setup(options: { storage?: ReturnType<typeof createMemoryStorage> } = {}) {
   const network = networkSwitch();
   const clock = manualTimers();
-  const { client } = await signedInWith(server.url, nextEmail(), {
+  const { client } = await signedInWith(server().url, nextEmail(), {
     fetch: network.fetch,
     live: { WebSocket: NodeWebSocket },
     writes: { timers: clock.timers, random: () => 0.5 },
@@ -189,7 +181,7 @@ describe("optimistic changes in live subscriptions", () => {
     const network = networkSwitch();
     const held = network.hold();
     const after = createClient({
-      url: server.url,
+      url: server().url,
       token,
       fetch: network.fetch,
       live: { WebSocket: NodeWebSocket },

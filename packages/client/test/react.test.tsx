@@ -1,11 +1,12 @@
 // @vitest-environment happy-dom-node
 import { act, cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
-import { type ReactNode, StrictMode } from "react";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createClient, type SvcClient, type WebSocketConstructor } from "../src/index.js";
-import { SvcProvider, useAuth, useLiveQuery, useMutation, useQuery } from "../src/react/index.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { createClient, type WebSocketConstructor } from "../src/index.js";
+import { useAuth, useLiveQuery, useMutation, useQuery } from "../src/react/index.js";
 import { recordingWebSocket } from "./live-fixture.js";
-import { emailSequence, startTestServer, type TestServer } from "./server.js";
+import { listItems, withClient } from "./rendered.js";
+import { emailSequence } from "./server.js";
+import { serverForTests } from "./server-for-tests.js";
 
 // The React hooks rendered with React Testing Library against the real
 // server. The environment is happy-dom's DOM with Node's own WebSocket and
@@ -19,20 +20,14 @@ const network = {
 
 type Todo = { id: string; title: string; done: boolean };
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server?.[Symbol.asyncDispose]();
-});
+const server = serverForTests();
 afterEach(() => cleanup());
 const nextEmail = emailSequence("react");
 
 /** A client on Node's network, signed in as a new user. */
 async function signedIn(options: { recorder?: ReturnType<typeof recordingWebSocket> } = {}) {
   const client = createClient({
-    url: server.url,
+    url: server().url,
     fetch: network.fetch,
     live: { WebSocket: options.recorder?.WebSocket ?? network.WebSocket },
   });
@@ -89,29 +84,15 @@ function Account() {
   );
 }
 
-const items = (): string[] =>
-  screen
-    .queryAllByRole("listitem")
-    // No DOM lib in this package's tsconfig: the element is read as the plain object it is.
-    .map((item) => (item as unknown as { textContent: string | null }).textContent ?? "");
-
-function withClient(client: SvcClient, children: ReactNode) {
-  return (
-    <StrictMode>
-      <SvcProvider client={client}>{children}</SvcProvider>
-    </StrictMode>
-  );
-}
-
 describe("React hooks", () => {
   it("useQuery renders the snapshot, then each live change", async () => {
     const { client } = await signedIn();
     await client.fn("createTodo", { title: "b" });
     render(withClient(client, <TodoList />));
     expect(screen.getByText("loading")).toBeTruthy();
-    await waitFor(() => expect(items()).toEqual(["b"]));
+    await waitFor(() => expect(listItems()).toEqual(["b"]));
     await act(() => client.fn("createTodo", { title: "a" }));
-    await waitFor(() => expect(items()).toEqual(["b", "a"]));
+    await waitFor(() => expect(listItems()).toEqual(["b", "a"]));
   });
 
   it("useQuery follows its options by value and re-subscribes when they change", async () => {
@@ -120,9 +101,9 @@ describe("React hooks", () => {
     await client.fn("toggleTodo", { id });
     await client.fn("createTodo", { title: "y" });
     const view = render(withClient(client, <TodoList done={true} />));
-    await waitFor(() => expect(items()).toEqual(["x"]));
+    await waitFor(() => expect(listItems()).toEqual(["x"]));
     view.rerender(withClient(client, <TodoList done={false} />));
-    await waitFor(() => expect(items()).toEqual(["y"]));
+    await waitFor(() => expect(listItems()).toEqual(["y"]));
   });
 
   it("useMutation runs a function; useLiveQuery shows the query's new value", async () => {
@@ -150,14 +131,14 @@ describe("React hooks", () => {
       ),
     );
     await screen.findByText(`sign out ${userId}`);
-    await waitFor(() => expect(items()).toEqual(["mine"]));
+    await waitFor(() => expect(listItems()).toEqual(["mine"]));
 
     const other = await signedIn();
     await other.client.fn("createTodo", { title: "theirs" });
     await act(() =>
       client.setToken(null).then(async () => client.setToken(await other.client.token())),
     );
-    await waitFor(() => expect(items()).toEqual(["theirs"]));
+    await waitFor(() => expect(listItems()).toEqual(["theirs"]));
     // setToken with a token alone: the user is looked up.
     await screen.findByText(`sign out ${other.userId}`);
 

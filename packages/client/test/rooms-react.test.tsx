@@ -1,12 +1,14 @@
 // @vitest-environment happy-dom-node
 import { act, cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
-import { StrictMode, useEffect, useState } from "react";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createClient, type SvcClient, type WebSocketConstructor } from "../src/index.js";
-import { SvcProvider, usePresence, useRoom } from "../src/react/index.js";
+import { useEffect, useState } from "react";
+import { afterEach, describe, expect, it } from "vitest";
+import { createClient, type WebSocketConstructor } from "../src/index.js";
+import { usePresence, useRoom } from "../src/react/index.js";
 import { recordingWebSocket } from "./live-fixture.js";
+import { listItems, withClient } from "./rendered.js";
 import { writeRoomsApp } from "./rooms-fixture.js";
-import { emailSequence, startTestServer, type TestServer } from "./server.js";
+import { emailSequence } from "./server.js";
+import { serverForTests } from "./server-for-tests.js";
 
 // usePresence and useRoom rendered with React Testing Library (in
 // StrictMode) against the real server's shards.
@@ -18,21 +20,12 @@ const network = {
 
 type Presence = { name: string };
 
-let server: TestServer;
-let app: ReturnType<typeof writeRoomsApp>;
-beforeAll(async () => {
-  app = writeRoomsApp();
-  server = await startTestServer({ SVC_MANIFEST: app.manifest });
-});
-afterAll(async () => {
-  await server?.[Symbol.asyncDispose]();
-  app?.dispose();
-});
+const server = serverForTests({ app: writeRoomsApp });
 afterEach(() => cleanup());
 const nextEmail = emailSequence("rooms-react");
 
 async function signedIn(WebSocket: WebSocketConstructor = network.WebSocket) {
-  const client = createClient({ url: server.url, fetch: network.fetch, live: { WebSocket } });
+  const client = createClient({ url: server().url, fetch: network.fetch, live: { WebSocket } });
   const email = nextEmail();
   const sent = await client.auth.sendMagicCode(email);
   const result = await client.auth.verifyMagicCode(email, sent.dev_code ?? "");
@@ -75,19 +68,6 @@ function Denied() {
   return <p>{error === null ? status : `${status} ${error.code}`}</p>;
 }
 
-const names = (): string[] =>
-  screen
-    .queryAllByRole("listitem")
-    .map((item) => (item as unknown as { textContent: string | null }).textContent ?? "");
-
-function withClient(client: SvcClient, children: React.ReactNode) {
-  return (
-    <StrictMode>
-      <SvcProvider client={client}>{children}</SvcProvider>
-    </StrictMode>
-  );
-}
-
 describe("room hooks", () => {
   it("usePresence lists who is online; useRoom sends and receives on the same connection", async () => {
     const recorder = recordingWebSocket(network.WebSocket);
@@ -101,7 +81,7 @@ describe("room hooks", () => {
         </>,
       ),
     );
-    await waitFor(() => expect(names()).toEqual(["Ada"]));
+    await waitFor(() => expect(listItems()).toEqual(["Ada"]));
     expect(screen.getByLabelText("online open")).toBeTruthy();
 
     const bob = await signedIn();
@@ -111,7 +91,7 @@ describe("room hooks", () => {
     const bobGot: string[] = [];
     bobRoom.onMessage((message) => bobGot.push(message.data));
     await bobRoom.ready;
-    await waitFor(() => expect(names()).toEqual(["Ada", "Bob"]));
+    await waitFor(() => expect(listItems()).toEqual(["Ada", "Bob"]));
 
     await act(async () => bobRoom.send("hello react"));
     await screen.findByText("got hello react");
@@ -123,7 +103,7 @@ describe("room hooks", () => {
     expect(open).toHaveLength(1);
 
     bobRoom.close();
-    await waitFor(() => expect(names()).toEqual(["Ada"]));
+    await waitFor(() => expect(listItems()).toEqual(["Ada"]));
     view.unmount();
     await waitFor(() =>
       expect(recorder.sockets.every((socket) => socket.readyState >= 2)).toBe(true),

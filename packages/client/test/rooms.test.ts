@@ -1,15 +1,10 @@
-import { type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testDatabases } from "@svc/tooling/databases";
+import { describe, expect, it } from "vitest";
 import { createClient, type RoomMessage, type SvcClient, SvcError } from "../src/index.js";
-import { databaseEnv, manualTimers, recordingWebSocket } from "./live-fixture.js";
+import { manualTimers, recordingWebSocket } from "./live-fixture.js";
 import { writeRoomsApp } from "./rooms-fixture.js";
-import {
-  ADMIN_TOKEN,
-  emailSequence,
-  signedInClient,
-  startTestServer,
-  type TestServer,
-} from "./server.js";
+import { ADMIN_TOKEN, emailSequence, signedInClient } from "./server.js";
+import { serverForTests } from "./server-for-tests.js";
 import { waitFor } from "./wait-for.js";
 
 // client.room against the real server's shards (/shard/<kind>[/<key>]), on
@@ -18,28 +13,16 @@ import { waitFor } from "./wait-for.js";
 type Presence = { name: string };
 
 describe.each(testDatabases())("rooms ($name)", (database) => {
-  let server: TestServer;
-  let target: TestDatabaseTarget;
-  let app: ReturnType<typeof writeRoomsApp>;
-  beforeAll(async () => {
-    app = writeRoomsApp();
-    target = await database.create();
-    server = await startTestServer({ ...databaseEnv(target), SVC_MANIFEST: app.manifest });
-  });
-  afterAll(async () => {
-    await server?.[Symbol.asyncDispose]();
-    if (target !== undefined) await database.destroy(target);
-    app?.dispose();
-  });
+  const server = serverForTests({ app: writeRoomsApp, database });
   const nextEmail = emailSequence(`rooms-${database.name}`);
 
   /** A signed-in client whose sockets are recorded and whose reconnects wait for the test. */
   async function member() {
-    const { client: signedIn, userId } = await signedInClient(server, nextEmail());
+    const { client: signedIn, userId } = await signedInClient(server(), nextEmail());
     const recorder = recordingWebSocket();
     const clock = manualTimers();
     const client = createClient({
-      url: server.url,
+      url: server().url,
       token: (await signedIn.token()) ?? "",
       live: { WebSocket: recorder.WebSocket, timers: clock.timers, random: () => 0.5 },
     });
@@ -184,19 +167,19 @@ describe.each(testDatabases())("rooms ($name)", (database) => {
     const shut = ada.client.room("shut");
     await expect(shut.ready).rejects.toMatchObject({ code: "JOIN_DENIED" });
     // The admin token passes every join rule.
-    const admin = createClient({ url: server.url, token: ADMIN_TOKEN });
+    const admin = createClient({ url: server().url, token: ADMIN_TOKEN });
     const adminRoom = admin.room("shut");
     await expect(adminRoom.ready).resolves.toMatchObject({ self: { userId: null } });
     for (const room of [denied, admitted, shut, adminRoom]) room.close();
   });
 
   it("joins as the new caller on every identity change", async () => {
-    const anonymous = createClient({ url: server.url });
+    const anonymous = createClient({ url: server().url });
     const room = anonymous.room("lobby", "auth");
     await expect(room.ready).rejects.toMatchObject({ code: "AUTH_REQUIRED" });
     expect(room.status).toBe("refused");
 
-    const { client: other, userId } = await signedInClient(server, nextEmail());
+    const { client: other, userId } = await signedInClient(server(), nextEmail());
     await anonymous.setToken(await other.token());
     await waitFor(() => expect(room.status).toBe("open"));
     expect(room.self?.userId).toBe(userId);
@@ -209,7 +192,7 @@ describe.each(testDatabases())("rooms ($name)", (database) => {
   });
 
   it("refuses names the server could never serve, and ends ready on close", async () => {
-    const client: SvcClient = createClient({ url: server.url });
+    const client: SvcClient = createClient({ url: server().url });
     expect(() => client.room("no/such")).toThrowError(
       expect.objectContaining({ code: "INVALID_ROOM" }),
     );

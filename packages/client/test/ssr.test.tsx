@@ -3,11 +3,13 @@ import { act, cleanup, screen, waitFor } from "@testing-library/react";
 import { StrictMode } from "react";
 import { hydrateRoot } from "react-dom/client";
 import { renderToString } from "react-dom/server";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { createClient, type HydrationState, type SvcClient, serializeState } from "../src/index.js";
 import { SvcProvider, useLiveQuery, useQuery } from "../src/react/index.js";
 import { createServerClient, tokenOfRequest } from "../src/server/index.js";
-import { emailSequence, startTestServer, type TestServer } from "./server.js";
+import { listItems } from "./rendered.js";
+import { emailSequence } from "./server.js";
+import { serverForTests } from "./server-for-tests.js";
 
 // Server-side rendering against the real server: a page rendered with the
 // visitor's cookie shows the data in its HTML, the state embedded in it is
@@ -23,19 +25,13 @@ interface DocumentLike {
   readonly body: { appendChild(child: ElementLike): void };
 }
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server?.[Symbol.asyncDispose]();
-});
+const server = serverForTests();
 afterEach(() => cleanup());
 const nextEmail = emailSequence("ssr");
 
 async function signedIn(): Promise<{ client: SvcClient; token: string }> {
   const client = createClient({
-    url: server.url,
+    url: server().url,
     live: { WebSocket: globalThis.WebSocket as never },
   });
   const email = nextEmail();
@@ -64,11 +60,6 @@ function Page() {
   );
 }
 
-const items = (): string[] =>
-  screen
-    .queryAllByRole("listitem")
-    .map((item) => (item as unknown as { textContent: string | null }).textContent ?? "");
-
 describe("server-side rendering", () => {
   it("renders with the visitor's data, embeds safe state, hydrates and goes live", async () => {
     const { client, token } = await signedIn();
@@ -77,7 +68,7 @@ describe("server-side rendering", () => {
 
     // On the server: the page request carries the session cookie.
     const svc = createServerClient({
-      url: server.url,
+      url: server().url,
       request: { headers: { cookie: `theme=dark; svc_session=${encodeURIComponent(token)}` } },
     });
     await svc.prefetchQuery("Todo", { orderBy: "title" });
@@ -102,7 +93,7 @@ describe("server-side rendering", () => {
     container.innerHTML = html;
     dom.body.appendChild(container);
     const browser = createClient({
-      url: server.url,
+      url: server().url,
       token,
       initialState: state,
       live: { WebSocket: globalThis.WebSocket as never },
@@ -120,11 +111,11 @@ describe("server-side rendering", () => {
       );
     });
     expect(recoverable).toEqual([]);
-    expect(items()).toEqual(["a \u2028 line", "b </script><script>alert(1)</script>"]);
+    expect(listItems()).toEqual(["a \u2028 line", "b </script><script>alert(1)</script>"]);
     expect(screen.getByText("count 2")).toBeTruthy();
     // Then live: a new todo shows without a reload.
     await act(() => client.fn("createTodo", { title: "c" }));
-    await waitFor(() => expect(items()).toHaveLength(3));
+    await waitFor(() => expect(listItems()).toHaveLength(3));
     await screen.findByText("count 3");
   });
 
@@ -132,13 +123,13 @@ describe("server-side rendering", () => {
     const { client, token } = await signedIn();
     await client.fn("createTodo", { title: "mine" });
     const withBearer = createServerClient({
-      url: server.url,
+      url: server().url,
       request: new Request("http://app.example/", {
         headers: { authorization: `Bearer ${token}` },
       }),
     });
     expect(await withBearer.prefetchQuery("Todo")).toMatchObject([{ title: "mine" }]);
-    const anonymous = createServerClient({ url: server.url, request: { headers: {} } });
+    const anonymous = createServerClient({ url: server().url, request: { headers: {} } });
     expect(await anonymous.prefetchQuery("Todo")).toEqual([]);
     expect(anonymous.dehydrate().rows).toEqual({ '["Todo",null,null,null]': [] });
   });

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { SvcError } from "../src/errors.js";
 import {
   createClient,
@@ -10,7 +10,8 @@ import {
 } from "../src/index.js";
 import { isTransientError } from "../src/write-queue.js";
 import { manualTimers } from "./live-fixture.js";
-import { emailSequence, startTestServer, type TestServer } from "./server.js";
+import { emailSequence } from "./server.js";
+import { serverForTests } from "./server-for-tests.js";
 import {
   networkSwitch,
   signedInWith,
@@ -25,17 +26,8 @@ import {
 // refused writes dropped and reported, and the queue kept in a storage
 // that a new client (a reload) picks up.
 
-let app: ReturnType<typeof writeWritesApp>;
-let server: TestServer;
 let switches: WriteSwitches;
-beforeAll(async () => {
-  app = writeWritesApp();
-  server = await startTestServer({ SVC_MANIFEST: app.manifest });
-});
-afterAll(async () => {
-  await server?.[Symbol.asyncDispose]();
-  app?.dispose();
-});
+const server = serverForTests({ app: writeWritesApp });
 beforeEach(() => {
   switches = writeSwitches();
 });
@@ -52,8 +44,8 @@ async function setup(options: { storage?: TokenStorage; token?: string } = {}) {
   };
   const { client } =
     options.token === undefined
-      ? await signedInWith(server.url, nextEmail(), clientOptions)
-      : { client: createClient({ url: server.url, token: options.token, ...clientOptions }) };
+      ? await signedInWith(server().url, nextEmail(), clientOptions)
+      : { client: createClient({ url: server().url, token: options.token, ...clientOptions }) };
   const events: QueueEvent[] = [];
   client.queue.subscribe((event) => events.push(event));
   return { client, network, clock, events };
