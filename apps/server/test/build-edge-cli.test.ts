@@ -18,6 +18,11 @@ function notesApp(): { path: string; [Symbol.dispose](): void } {
   return dir;
 }
 
+/** `svc build --target edge` with `flags`, on the manifest `--manifest` names. */
+function buildEdge(manifest: string, ...flags: string[]) {
+  return cli(["build", "--target", "edge", ...flags, "--manifest", manifest]);
+}
+
 describe("svc build --target edge", () => {
   const app = notesApp();
   let served: Awaited<ReturnType<typeof serveEdgeWorker>>;
@@ -82,13 +87,7 @@ describe("svc build refusals", () => {
 
   it("refuses a missing manifest with MANIFEST_NOT_FOUND", async () => {
     using dir = tempDir();
-    const { code, err } = await cli([
-      "build",
-      "--target",
-      "edge",
-      "--manifest",
-      join(dir.path, "svc.json"),
-    ]);
+    const { code, err } = await buildEdge(join(dir.path, "svc.json"));
     expect(code).toBe(1);
     expect(err).toMatch(/^svc: build: MANIFEST_NOT_FOUND: no manifest at /);
   });
@@ -99,14 +98,7 @@ describe("svc build refusals", () => {
       join(app.path, "functions", "broken.ts"),
       'import { nothing } from "./no-such-module.js";\nexport default nothing;\n',
     );
-    const { code, err } = await cli([
-      "build",
-      "--target",
-      "edge",
-      "--no-docs",
-      "--manifest",
-      join(app.path, "svc.json"),
-    ]);
+    const { code, err } = await buildEdge(join(app.path, "svc.json"), "--no-docs");
     expect(code).toBe(1);
     expect(err).toMatch(/^svc: build: FUNCTION_NOT_BUNDLED: the Worker cannot be bundled:/);
     expect(err).toMatch(/broken\.ts:1:\d+: Could not resolve "\.\/no-such-module\.js"/);
@@ -115,13 +107,7 @@ describe("svc build refusals", () => {
   it("refuses a function file without a valid name with FUNCTION_NOT_BUNDLED", async () => {
     using app = notesApp();
     writeFileSync(join(app.path, "functions", "9lives.ts"), "export default 1;\n");
-    const { code, err } = await cli([
-      "build",
-      "--target",
-      "edge",
-      "--manifest",
-      join(app.path, "svc.json"),
-    ]);
+    const { code, err } = await buildEdge(join(app.path, "svc.json"));
     expect(code).toBe(1);
     expect(err).toMatch(/^svc: build: FUNCTION_NOT_BUNDLED: 9lives\.ts has no valid function name/);
   });

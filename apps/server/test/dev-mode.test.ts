@@ -1,9 +1,10 @@
-import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError, parseConfig } from "../src/config.js";
 import { startServer } from "../src/start-server.js";
-import { ADMIN_TOKEN, startLoopbackServer, tempDir } from "./fixtures.js";
+import { ADMIN_TOKEN, type DisposableServer, startLoopbackServer, tempDir } from "./fixtures.js";
+import { entity, writeTestApp } from "./test-app.js";
 
 /** Writes a small app (one entity, two import-free functions) into `dir`. */
 function writeApp(dir: string, trustedOrigins: string[]): string {
@@ -12,30 +13,27 @@ function writeApp(dir: string, trustedOrigins: string[]): string {
     name: "scratch",
     version: "0.0.1",
     auth: { trustedOrigins },
-    entities: [{ name: "Note", fields: [{ name: "text", type: "string" }] }],
+    entities: [entity("Note", { text: "string" })],
   };
-  writeFileSync(join(dir, "svc.json"), JSON.stringify(manifest));
-  mkdirSync(join(dir, "functions"));
-  writeFileSync(
-    join(dir, "functions", "boom.mjs"),
-    `export default { type: "mutation", handler: async () => { throw new Error("SELECT secret FROM keys WHERE token = 'hunter2'"); } };\n`,
-  );
-  writeFileSync(
-    join(dir, "functions", "addNote.mjs"),
-    `export default { type: "mutation", handler: async (ctx, args) => ctx.db.insert("Note", { text: args.text }) };\n`,
-  );
-  return join(dir, "svc.json");
+  return writeTestApp(dir, manifest, {
+    boom: `export default { type: "mutation", handler: async () => { throw new Error("SELECT secret FROM keys WHERE token = 'hunter2'"); } };\n`,
+    addNote: `export default { type: "mutation", handler: async (ctx, args) => ctx.db.insert("Note", { text: args.text }) };\n`,
+  });
+}
+
+/** The app without trusted origins, served in dev mode from memory. */
+function startDevServer(dir: string): Promise<DisposableServer> {
+  return startLoopbackServer({
+    SVC_DEV_MODE: "true",
+    SVC_MANIFEST: writeApp(dir, []),
+    SVC_DB_PATH: ":memory:",
+  });
 }
 
 describe("dev mode", () => {
   it("creates a private admin token file and serves the reset endpoint in memory", async () => {
     using dir = tempDir();
-    const manifest = writeApp(dir.path, []);
-    await using server = await startLoopbackServer({
-      SVC_DEV_MODE: "true",
-      SVC_MANIFEST: manifest,
-      SVC_DB_PATH: ":memory:",
-    });
+    await using server = await startDevServer(dir.path);
 
     const tokenFile = join(dir.path, ".svc", "admin-token");
     expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
@@ -62,12 +60,7 @@ describe("dev mode", () => {
 
   it("reflects any origin in CORS", async () => {
     using dir = tempDir();
-    const manifest = writeApp(dir.path, []);
-    await using server = await startLoopbackServer({
-      SVC_DEV_MODE: "true",
-      SVC_MANIFEST: manifest,
-      SVC_DB_PATH: ":memory:",
-    });
+    await using server = await startDevServer(dir.path);
     const response = await fetch(`${server.url}/api/entities/Note`, {
       method: "OPTIONS",
       headers: { origin: "http://anywhere.test", "access-control-request-method": "POST" },

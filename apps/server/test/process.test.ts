@@ -1,9 +1,10 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
 import { afterEach, describe, expect, it } from "vitest";
 import { ADMIN_TOKEN, databaseEnv, TODO_MANIFEST, tempDir } from "./fixtures.js";
 import { type ServerProcess, SPAWN_BASE_ENV, spawnedPerTest } from "./process.js";
+import { entity, testManifest, writeTestApp } from "./test-app.js";
 import { connectWs } from "./ws-client.js";
 
 const spawn = spawnedPerTest();
@@ -92,19 +93,15 @@ describe("the svc-server process", () => {
     ],
   ])("refuses to boot on %s with a line naming it", async (_label, named, variant) => {
     using dir = tempDir();
-    const manifest = {
-      manifest_version: 1,
-      name: "bad",
+    const manifest = testManifest("bad", {
       version: "0",
-      auth: { trustedOrigins: ["http://localhost:5173"] },
       entities: [
-        { name: "Note", fields: [{ name: "text", type: "string" }] },
+        entity("Note", { text: "string" }),
         ...("user" in variant ? [{ name: "User", fields: variant.user }] : []),
       ],
       policies: "policies" in variant ? variant.policies : [],
-    };
-    writeFileSync(join(dir.path, "svc.json"), JSON.stringify(manifest));
-    mkdirSync(join(dir.path, "functions"));
+    });
+    writeTestApp(dir.path, manifest);
     if ("brokenFunction" in variant) {
       writeFileSync(join(dir.path, "functions", "broken.mjs"), "export default {\n");
     }

@@ -1,10 +1,11 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseConfig } from "../src/config.js";
 import type { RunningServer } from "../src/start-server.js";
 import { adminRequest, databaseEnv, startTestServer, tempDir } from "./fixtures.js";
+import { entity, testManifest, writeTestApp } from "./test-app.js";
 
 // Issue 21: field values had no size bound (a caller stored a 1,000,000-
 // character title), and page cursors were unsigned base64 JSON, so an
@@ -17,27 +18,18 @@ const NOTE_FUNCTION = `export default {
 `;
 
 function writeApp(dir: string): string {
-  const manifest = {
-    manifest_version: 1,
-    name: "store-limits",
-    version: "1",
-    auth: { trustedOrigins: ["http://localhost:5173"] },
+  const manifest = testManifest("store-limits", {
     entities: [
-      {
-        name: "Note",
-        fields: [
-          { name: "title", type: "string" },
-          { name: "body", type: "string", optional: true },
-          { name: "tag", type: "string", optional: true, maxBytes: 100 },
-        ],
-      },
+      entity("Note", {
+        title: "string",
+        body: { type: "string", optional: true },
+        tag: { type: "string", optional: true, maxBytes: 100 },
+      }),
     ],
     functions: "functions",
-  };
-  mkdirSync(join(dir, "functions"), { recursive: true });
+  });
+  const path = writeTestApp(dir, manifest);
   writeFileSync(join(dir, "functions", "saveNote.js"), NOTE_FUNCTION);
-  const path = join(dir, "svc.json");
-  writeFileSync(path, JSON.stringify(manifest));
   return path;
 }
 
