@@ -130,7 +130,10 @@ export function cpuGrowthRows(outcomes: readonly ScaleOutcome[]): string[][] {
       continue;
     }
     const bareGrowth = cpuGrowth(bare, bareOn(outcomes, 1));
-    const svcGrowth = cpuGrowth(svc, outcomes.find((o) => o.id === "S1"));
+    const svcGrowth = cpuGrowth(
+      svc,
+      outcomes.find((o) => o.id === "S1"),
+    );
     rows.push([
       String(svc.servers),
       formatMicros(bare.serverMicrosPerRequest),
