@@ -1,6 +1,6 @@
-import { adminAuth, createStore } from "@svc/store";
-import { openSqlite } from "@svc/store/sqlite";
-import { afterEach, describe, expect, it } from "vitest";
+import { adminAuth } from "@svc/store";
+import { describe, expect, it } from "vitest";
+import { memoryStores } from "../test/memory-stores.js";
 import { manifest } from "../test/runner-fixture.js";
 import { createFunctionRunner } from "./create-function-runner.js";
 import { type BillingEventInput, hook } from "./define-hook.js";
@@ -11,18 +11,7 @@ import type { FunctionFileDefinition } from "./function-registry.js";
 // each run in its own admin transaction, filtered by event type, and never
 // callable over HTTP.
 
-const opened: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const database of opened.splice(0)) await database.close();
-});
-
-async function storeWith() {
-  const database = openSqlite(":memory:");
-  opened.push(database);
-  const store = createStore({ db: database.db, dialect: database.dialect, manifest });
-  await store.migrate();
-  return store;
-}
+const storeWith = memoryStores(manifest);
 
 function eventOf(type: string): BillingEventInput {
   return { event: { id: `evt_${type}`, type, data: { object: {} } }, replay: false };

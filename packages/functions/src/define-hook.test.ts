@@ -1,6 +1,6 @@
-import { adminAuth, createAuthContext, createStore } from "@svc/store";
-import { openSqlite } from "@svc/store/sqlite";
-import { afterEach, describe, expect, it } from "vitest";
+import { adminAuth, createAuthContext, type Store } from "@svc/store";
+import { describe, expect, it } from "vitest";
+import { memoryStores } from "../test/memory-stores.js";
 import { manifest } from "../test/runner-fixture.js";
 import { createFunctionRunner } from "./create-function-runner.js";
 import { mutation } from "./define-function.js";
@@ -11,18 +11,7 @@ import type { FunctionFileDefinition } from "./function-registry.js";
 // The fixture manifest has no policies: an admin acting for u1 may delete.
 const userAuth = createAuthContext({ isAdmin: true, userId: "u1" });
 
-const opened: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const database of opened.splice(0)) await database.close();
-});
-
-async function storeWith() {
-  const database = openSqlite(":memory:");
-  opened.push(database);
-  const store = createStore({ db: database.db, dialect: database.dialect, manifest });
-  await store.migrate();
-  return store;
-}
+const storeWith = memoryStores(manifest);
 
 const remove = mutation({
   handler: async (ctx, args) => {
@@ -31,29 +20,35 @@ const remove = mutation({
   },
 });
 
+/** A runner of `remove` (a mutation that deletes a Todo) and the hook `name`. */
+function runnerWithRemove(store: Store, name: string, onDelete: FunctionFileDefinition) {
+  return createFunctionRunner({
+    store,
+    functions: new Map<string, FunctionFileDefinition>([
+      ["remove", remove],
+      [name, onDelete],
+    ]),
+  });
+}
+
 describe("hook()", () => {
   it("runs before every delete of its entity, in the transaction, with admin rights in db", async () => {
     const store = await storeWith();
     const seen: string[] = [];
-    const runner = createFunctionRunner({
+    const runner = runnerWithRemove(
       store,
-      functions: new Map<string, FunctionFileDefinition>([
-        ["remove", remove],
-        [
-          "onTodoDelete",
-          hook({
-            on: { delete: { entity: "Todo" } },
-            handler: async (ctx, { row }) => {
-              seen.push(`${String(row.title)} by ${String(ctx.auth.userId)}`);
-              await ctx.db.insert("Todo", {
-                title: `tombstone of ${String(row.title)}`,
-                done: true,
-              });
-            },
-          }),
-        ],
-      ]),
-    });
+      "onTodoDelete",
+      hook({
+        on: { delete: { entity: "Todo" } },
+        handler: async (ctx, { row }) => {
+          seen.push(`${String(row.title)} by ${String(ctx.auth.userId)}`);
+          await ctx.db.insert("Todo", {
+            title: `tombstone of ${String(row.title)}`,
+            done: true,
+          });
+        },
+      }),
+    );
     const todo = await store.transaction(adminAuth, (db) =>
       db.insert("Todo", { title: "a", done: false }),
     );
@@ -65,21 +60,16 @@ describe("hook()", () => {
 
   it("rolls the delete back when the hook refuses with ctx.error, which reaches the caller", async () => {
     const store = await storeWith();
-    const runner = createFunctionRunner({
+    const runner = runnerWithRemove(
       store,
-      functions: new Map<string, FunctionFileDefinition>([
-        ["remove", remove],
-        [
-          "keepDone",
-          hook({
-            on: { delete: { entity: "Todo" } },
-            handler: (ctx, { row }) => {
-              if (row.done === true) ctx.error("TODO_LOCKED", "Done todos are kept.", 409);
-            },
-          }),
-        ],
-      ]),
-    });
+      "keepDone",
+      hook({
+        on: { delete: { entity: "Todo" } },
+        handler: (ctx, { row }) => {
+          if (row.done === true) ctx.error("TODO_LOCKED", "Done todos are kept.", 409);
+        },
+      }),
+    );
     const todo = await store.transaction(adminAuth, (db) =>
       db.insert("Todo", { title: "a", done: true }),
     );

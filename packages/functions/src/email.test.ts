@@ -1,7 +1,7 @@
-import { adminAuth, createStore, type Store } from "@svc/store";
-import { openSqlite } from "@svc/store/sqlite";
-import { afterEach, describe, expect, it } from "vitest";
+import { adminAuth, type Store } from "@svc/store";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { memoryStores } from "../test/memory-stores.js";
 import { manifest } from "../test/runner-fixture.js";
 import { createFunctionRunner, type FunctionRunner } from "./create-function-runner.js";
 import { action, mutation } from "./define-function.js";
@@ -89,10 +89,7 @@ const functions = new Map<string, FunctionFileDefinition>([
   ],
 ]);
 
-const opened: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const database of opened.splice(0)) await database.close();
-});
+const storeWith = memoryStores(manifest);
 
 interface Harness {
   readonly runner: FunctionRunner;
@@ -103,10 +100,7 @@ interface Harness {
 }
 
 async function harness(options: { failing?: boolean; noSender?: boolean } = {}): Promise<Harness> {
-  const database = openSqlite(":memory:");
-  opened.push(database);
-  const store = createStore({ db: database.db, dialect: database.dialect, manifest });
-  await store.migrate();
+  const store = await storeWith();
   const sent: Harness["sent"] = [];
   const logged: unknown[] = [];
   const sender: EmailSender = {

@@ -1,18 +1,13 @@
+import { thrownBy } from "@svc/tooling/thrown";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { FunctionsError } from "./errors.js";
 import { createArgsValidator } from "./validate-args.js";
 
 function messageOf(run: () => unknown): string {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof FunctionsError && error.code === "INVALID_ARGS" && error.status === 400) {
-      return error.message;
-    }
-    throw error;
-  }
-  throw new Error("expected INVALID_ARGS");
+  const error = thrownBy(FunctionsError, run);
+  expect(error).toMatchObject({ code: "INVALID_ARGS", status: 400 });
+  return error.message;
 }
 
 const shape = {
@@ -21,12 +16,15 @@ const shape = {
   tags: z.array(z.object({ name: z.string() })).default([]),
 };
 
+/** The three ways a function may declare the same arguments. */
+const specForms = [
+  ["a record of schemas", shape],
+  ["a zod object", z.object(shape)],
+  ["a strict zod object", z.strictObject(shape)],
+] as const;
+
 describe("createArgsValidator", () => {
-  it.each([
-    ["a record of schemas", shape],
-    ["a zod object", z.object(shape)],
-    ["a strict zod object", z.strictObject(shape)],
-  ])("parses valid arguments for %s", (_case, spec) => {
+  it.each(specForms)("parses valid arguments for %s", (_case, spec) => {
     const validate = createArgsValidator(spec);
     expect(validate({ title: "Milk" })).toEqual({ title: "Milk", tags: [] });
     expect(validate({ title: "Milk", priority: "high", tags: [{ name: "x" }] })).toEqual({
@@ -36,11 +34,7 @@ describe("createArgsValidator", () => {
     });
   });
 
-  it.each([
-    ["a record", shape],
-    ["a zod object", z.object(shape)],
-    ["a strict zod object", z.strictObject(shape)],
-  ])("names the first bad argument for %s", (_case, spec) => {
+  it.each(specForms)("names the first bad argument for %s", (_case, spec) => {
     const validate = createArgsValidator(spec);
     expect(messageOf(() => validate({}))).toBe('Missing argument "title".');
     expect(messageOf(() => validate({ title: 3 }))).toBe(
