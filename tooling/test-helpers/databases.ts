@@ -93,13 +93,47 @@ let announcedSkip = false;
  * left out and a line says so, once per test file.
  */
 export function testDatabases(): TestDatabase[] {
+  const postgres = postgresTestDatabase();
+  return postgres === undefined ? [sqlite] : [sqlite, postgres];
+}
+
+/**
+ * The SQLite suite alone, for tests of what only SQLite has (attached
+ * files, in-memory session tables, a disk that fills up) or that need one
+ * database and no more.
+ */
+export function sqliteTestDatabase(): TestDatabase {
+  return sqlite;
+}
+
+/**
+ * The Postgres suite alone, for tests of what only Postgres has (several
+ * servers on one database, LISTEN/NOTIFY, out-of-order commits), or
+ * `undefined` when `SVC_TEST_DATABASE_URL` is unset (a line then says so).
+ *
+ * @example
+ * const postgres = postgresTestDatabase();
+ * describe.skipIf(postgres === undefined)("two servers on Postgres", () => { ... });
+ */
+export function postgresTestDatabase(): TestDatabase | undefined {
   const url = process.env.SVC_TEST_DATABASE_URL;
-  if (url) return [sqlite, postgres(url)];
+  if (url) return postgres(url);
   if (!announcedSkip) {
     announcedSkip = true;
     console.warn("[svc] Postgres suites skipped: set SVC_TEST_DATABASE_URL to run them.");
   }
-  return [sqlite];
+  return undefined;
+}
+
+/**
+ * {@link postgresTestDatabase} as a list of none or one, for `describe.each`.
+ *
+ * @example
+ * describe.each(postgresTestDatabases())("commit order on $name", (database) => { ... });
+ */
+export function postgresTestDatabases(): TestDatabase[] {
+  const postgres = postgresTestDatabase();
+  return postgres === undefined ? [] : [postgres];
 }
 
 /** What to do with each kind of target. */
@@ -126,6 +160,19 @@ export function matchTarget<T>(target: TestDatabaseTarget, cases: TargetCases<T>
     case "postgres":
       return cases.postgres(target);
   }
+}
+
+/**
+ * The connection string of a Postgres target, for a test that talks to
+ * Postgres itself (a second pool, `pg`, `pg_dump`); throws on a SQLite target.
+ */
+export function postgresUrl(target: TestDatabaseTarget): string {
+  return matchTarget(target, {
+    sqlite: () => {
+      throw new Error("a Postgres test database was expected, not SQLite");
+    },
+    postgres: ({ url }) => url,
+  });
 }
 
 /**
@@ -192,11 +239,17 @@ function besideDatabase(
 export interface ServerDatabaseEnvOptions {
   /** SQLite: the job queue's file (`SVC_JOBS_DB`); the server ignores it on Postgres, so it is left out there. */
   readonly jobsFile?: string;
+  /**
+   * SQLite: the session store's file (`SVC_SESSION_DB`), which keeps
+   * sessions across a restart and shares them between servers on the same
+   * files; on Postgres they live in `DATABASE_URL`, so it is left out there.
+   */
+  readonly sessionsFile?: string;
 }
 
 /**
- * The svc server's environment for reaching `target`: `SVC_DB_PATH` for a
- * SQLite file, `DATABASE_URL` for Postgres.
+ * The svc server's environment for reaching `target`: `SVC_DB_PATH` (and
+ * the side files asked for) for a SQLite file, `DATABASE_URL` for Postgres.
  */
 export function serverDatabaseEnv(
   target: TestDatabaseTarget,
@@ -206,6 +259,7 @@ export function serverDatabaseEnv(
     sqlite: ({ path }) => ({
       SVC_DB_PATH: path,
       ...(options.jobsFile !== undefined && { SVC_JOBS_DB: options.jobsFile }),
+      ...(options.sessionsFile !== undefined && { SVC_SESSION_DB: options.sessionsFile }),
     }),
     postgres: ({ url }) => ({ DATABASE_URL: url }),
   });

@@ -1,4 +1,4 @@
-import type { TestDatabaseTarget } from "@svc/tooling/databases";
+import { matchTarget, openTestDatabase, type TestDatabaseTarget } from "@svc/tooling/databases";
 import { type Kysely, sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -17,9 +17,11 @@ import { databases } from "./fixture.js";
 
 /** SQLite attaches a second in-memory database as `pkg`, where a package's tables may live. */
 function open(target: TestDatabaseTarget): StoreDatabase {
-  return target.dialect === "sqlite"
-    ? openSqlite(target.path, { attach: { pkg: ":memory:" } })
-    : openPostgres(target.url, { max: 4 });
+  return openTestDatabase(
+    target,
+    { openSqlite, openPostgres },
+    { attach: { pkg: ":memory:" }, max: 4 },
+  );
 }
 
 describe("dialectFor", () => {
@@ -83,7 +85,9 @@ describe.each(databases)("the dialect object on $name", (database) => {
   }
 
   it("puts package tables in the attached database on SQLite only", async () => {
-    expect(dialect.attachedSchema(schema)).toBe(dialect.name === "sqlite" ? schema : undefined);
+    expect(dialect.attachedSchema(schema)).toBe(
+      matchTarget(target, { sqlite: () => schema, postgres: () => undefined }),
+    );
     expect(dialect.attachedSchema(undefined)).toBeUndefined();
     await createCounters();
     await sql`insert into ${dialect.table("counters", schema)} (key, hits) values ('a', 1)`.execute(
@@ -95,10 +99,12 @@ describe.each(databases)("the dialect object on $name", (database) => {
       .select("key")
       .execute();
     expect(rows).toEqual([{ key: "a" }]);
-    if (dialect.name === "sqlite") {
+    await matchTarget(target, {
       // Not in the main database: the table was made in `pkg`.
-      await expect(sql`select * from main.counters`.execute(db)).rejects.toThrow(/no such table/);
-    }
+      sqlite: () =>
+        expect(sql`select * from main.counters`.execute(db)).rejects.toThrow(/no such table/),
+      postgres: async () => undefined,
+    });
   });
 
   it("upserts with the existing row's column", async () => {
@@ -148,7 +154,10 @@ describe.each(databases)("the dialect object on $name", (database) => {
     await createCounters();
     const tables = dialect.withAttachedSchema(db, schema);
     await tables.insertInto("counters").values({ key: "a", hits: 0 }).execute();
-    const second = target.dialect === "postgres" ? openPostgres(target.url, { max: 1 }) : null;
+    const second = matchTarget(target, {
+      sqlite: () => null,
+      postgres: ({ url }) => openPostgres(url, { max: 1 }),
+    });
     try {
       await db.transaction().execute(async (trx) => {
         const locked = await dialect

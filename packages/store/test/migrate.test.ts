@@ -1,4 +1,5 @@
 import { type ManifestInput, SchemaError } from "@svc/schema";
+import { matchTarget } from "@svc/tooling/databases";
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { adminAuth, StoreError } from "../src/index.js";
@@ -185,50 +186,53 @@ describe.each(databases)("store contract on $name: migrations", (database) => {
   it("declares the column types of the dialect, with bytewise text on Postgres", async () => {
     await fixture().store.migrate();
     const db = fixture().database.db;
-    if (database.name === "postgres") {
-      const { rows } = await sql<{
-        column_name: string;
-        data_type: string;
-        collation_name: string | null;
-      }>`
+    await matchTarget(fixture().target, {
+      postgres: async () => {
+        const { rows } = await sql<{
+          column_name: string;
+          data_type: string;
+          collation_name: string | null;
+        }>`
         select column_name, data_type, collation_name from information_schema.columns
         where table_schema = current_schema() and table_name = 'Todo' order by ordinal_position`.execute(
-        db,
-      );
-      expect(rows.map((row) => [row.column_name, row.data_type, row.collation_name])).toEqual([
-        ["id", "text", "C"],
-        ["title", "text", "C"],
-        ["done", "boolean", null],
-        ["ownerId", "text", "C"],
-        ["listId", "text", "C"],
-        ["priority", "text", "C"],
-        ["createdAt", "timestamp with time zone", null],
-        ["due", "timestamp with time zone", null],
-        ["points", "bigint", null],
-        ["score", "double precision", null],
-        ["meta", "jsonb", null],
-        ["code", "text", "C"],
-      ]);
-    } else {
-      const { rows } = await sql<{
-        name: string;
-        type: string;
-      }>`select name, type from pragma_table_info('Todo')`.execute(db);
-      expect(rows.map((row) => [row.name, row.type])).toEqual([
-        ["id", "TEXT"],
-        ["title", "TEXT"],
-        ["done", "INTEGER"],
-        ["ownerId", "TEXT"],
-        ["listId", "TEXT"],
-        ["priority", "TEXT"],
-        ["createdAt", "TEXT"],
-        ["due", "TEXT"],
-        ["points", "INTEGER"],
-        ["score", "REAL"],
-        ["meta", "TEXT"],
-        ["code", "TEXT"],
-      ]);
-    }
+          db,
+        );
+        expect(rows.map((row) => [row.column_name, row.data_type, row.collation_name])).toEqual([
+          ["id", "text", "C"],
+          ["title", "text", "C"],
+          ["done", "boolean", null],
+          ["ownerId", "text", "C"],
+          ["listId", "text", "C"],
+          ["priority", "text", "C"],
+          ["createdAt", "timestamp with time zone", null],
+          ["due", "timestamp with time zone", null],
+          ["points", "bigint", null],
+          ["score", "double precision", null],
+          ["meta", "jsonb", null],
+          ["code", "text", "C"],
+        ]);
+      },
+      sqlite: async () => {
+        const { rows } = await sql<{
+          name: string;
+          type: string;
+        }>`select name, type from pragma_table_info('Todo')`.execute(db);
+        expect(rows.map((row) => [row.name, row.type])).toEqual([
+          ["id", "TEXT"],
+          ["title", "TEXT"],
+          ["done", "INTEGER"],
+          ["ownerId", "TEXT"],
+          ["listId", "TEXT"],
+          ["priority", "TEXT"],
+          ["createdAt", "TEXT"],
+          ["due", "TEXT"],
+          ["points", "INTEGER"],
+          ["score", "REAL"],
+          ["meta", "TEXT"],
+          ["code", "TEXT"],
+        ]);
+      },
+    });
   });
 
   it("wraps a step the data does not allow as MIGRATION_FAILED and rolls it back", async () => {

@@ -1,17 +1,16 @@
-import type { TestDatabaseTarget } from "@svc/tooling/databases";
+import { postgresTestDatabase, type TestDatabaseTarget } from "@svc/tooling/databases";
 import { CompiledQuery, type Kysely, sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { COMMIT_WITH_THIS } from "../src/index.js";
 import { openPostgres } from "../src/pg.js";
 import { MAX_NAMED_STATEMENTS } from "../src/pg-named-statements.js";
-import { databases } from "./fixture.js";
 
 // On Postgres the store's pools run repeated writes as named prepared
 // statements: Postgres parses and plans them once per connection. One
 // connection per pool here, so `pg_prepared_statements` (which lists the
 // current session's) shows what the pool prepared.
 
-const postgres = databases.find((database) => database.name === "postgres");
+const postgres = postgresTestDatabase();
 
 type Notes = Kysely<Record<string, Record<string, unknown>>>;
 

@@ -1,9 +1,9 @@
-import { testDatabases } from "@svc/tooling/databases";
+import { postgresTestDatabase } from "@svc/tooling/databases";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { createPgSignal, type PgSignal } from "../src/pg.js";
 
-const postgres = testDatabases().find((database) => database.name === "postgres");
+const postgres = postgresTestDatabase();
 
 /** Resolves once `count` rings have been heard, or rejects after `ms`. */
 function rings(signal: PgSignal, count: number, ms = 2_000): Promise<number> {

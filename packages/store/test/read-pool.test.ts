@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ManifestInput } from "@svc/schema";
+import { postgresTestDatabase, postgresUrl } from "@svc/tooling/databases";
 import { type Kysely, sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -263,7 +264,7 @@ describe("openSqlite's read connection", () => {
   });
 });
 
-const postgres = databases.find((database) => database.name === "postgres");
+const postgres = postgresTestDatabase();
 
 describe.runIf(postgres !== undefined)("openPostgres's read pool", () => {
   const targets: Awaited<ReturnType<NonNullable<typeof postgres>["create"]>>[] = [];
@@ -276,8 +277,7 @@ describe.runIf(postgres !== undefined)("openPostgres's read pool", () => {
     if (postgres === undefined) throw new Error("no Postgres");
     const target = await postgres.create();
     targets.push(target);
-    if (target.dialect !== "postgres") throw new Error("not Postgres");
-    const database = openPostgres(target.url, options);
+    const database = openPostgres(postgresUrl(target), options);
     opened.push(database);
     return database;
   };

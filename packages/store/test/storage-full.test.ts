@@ -1,3 +1,4 @@
+import { postgresTestDatabases, sqliteTestDatabase } from "@svc/tooling/databases";
 import { type Kysely, sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { adminAuth, type EntityTables } from "../src/index.js";
@@ -29,45 +30,39 @@ describe.each(databases)("a full storage on $name", (database) => {
   });
 });
 
-describe.each(databases.filter((database) => database.name === "postgres"))(
-  "the storage probe on $name",
-  (database) => {
-    const fixture = useStore(database);
+describe.each(postgresTestDatabases())("the storage probe on $name", (database) => {
+  const fixture = useStore(database);
 
-    it("writes and deletes in a table of its own, leaving it empty", async () => {
-      const { store, database: opened } = fixture();
-      await store.probeStorage();
-      const { rows } = await sql<{
-        count: string;
-      }>`select count(*) as count from _svc_storage_probe`.execute(opened.db);
-      expect(Number(rows[0]?.count)).toBe(0);
-    });
-  },
-);
+  it("writes and deletes in a table of its own, leaving it empty", async () => {
+    const { store, database: opened } = fixture();
+    await store.probeStorage();
+    const { rows } = await sql<{
+      count: string;
+    }>`select count(*) as count from _svc_storage_probe`.execute(opened.db);
+    expect(Number(rows[0]?.count)).toBe(0);
+  });
+});
 
-describe.each(databases.filter((database) => database.name === "sqlite"))(
-  "a full database on $name",
-  (database) => {
-    const fixture = useStore(database);
+describe.each([sqliteTestDatabase()])("a full database on $name", (database) => {
+  const fixture = useStore(database);
 
-    // Regression: a full disk answered 500 DATABASE_ERROR.
-    it("answers STORAGE_FULL on a write that finds no room, and recovers when room returns", async () => {
-      const { store, database: opened } = fixture();
-      await fillUp(opened.db);
-      // A title big enough to need pages of its own (overflow pages).
-      const big = todoInput({ title: "x".repeat(40_000) });
-      const refused = await expectStoreError(
-        store.transaction(adminAuth, (db) => db.insert("Todo", big)),
-        "STORAGE_FULL",
-      );
-      expect(refused.status).toBe(507);
-      expect((refused.cause as { code?: unknown }).code).toBe("SQLITE_FULL");
-      await expectStoreError(store.probeStorage(), "STORAGE_FULL");
+  // Regression: a full disk answered 500 DATABASE_ERROR.
+  it("answers STORAGE_FULL on a write that finds no room, and recovers when room returns", async () => {
+    const { store, database: opened } = fixture();
+    await fillUp(opened.db);
+    // A title big enough to need pages of its own (overflow pages).
+    const big = todoInput({ title: "x".repeat(40_000) });
+    const refused = await expectStoreError(
+      store.transaction(adminAuth, (db) => db.insert("Todo", big)),
+      "STORAGE_FULL",
+    );
+    expect(refused.status).toBe(507);
+    expect((refused.cause as { code?: unknown }).code).toBe("SQLITE_FULL");
+    await expectStoreError(store.probeStorage(), "STORAGE_FULL");
 
-      await giveRoomBack(opened.db);
-      await store.probeStorage();
-      const row = await store.transaction(adminAuth, (db) => db.insert("Todo", big));
-      expect(row.title).toHaveLength(40_000);
-    });
-  },
-);
+    await giveRoomBack(opened.db);
+    await store.probeStorage();
+    const row = await store.transaction(adminAuth, (db) => db.insert("Todo", big));
+    expect(row.title).toHaveLength(40_000);
+  });
+});
