@@ -73,28 +73,34 @@ const lastOf = (values: readonly (number | null)[]): number | null => {
   return null;
 };
 
-function card(input: {
+/** One card of the Metrics page: a headline figure over a chart of its series. */
+interface CardSpec {
   readonly key: string;
   readonly title: string;
   readonly figure: string;
   readonly note?: string;
-  readonly times: readonly number[];
   readonly series: readonly ChartSeries[];
   readonly unit: string;
   readonly bars?: boolean;
-}): SafeHTML {
+}
+
+function card(times: readonly number[], input: CardSpec): SafeHTML {
   return html`<section class="card" data-chart="${input.key}">
     <h2>${input.title}</h2>
     <div class="figure" data-figure="${input.key}">${input.figure}</div>
     ${input.note !== undefined && html`<small>${input.note}</small>`}
     ${legend(input.series)}
-    ${chart({ title: input.title, times: input.times, series: input.series, unit: input.unit, bars: input.bars === true })}
+    ${chart({ title: input.title, times, series: input.series, unit: input.unit, bars: input.bars === true })}
   </section>`;
 }
 
 function figureText(value: number | null, unit: string): string {
   return value === null ? "-" : `${formatFigure(value)}${unit}`;
 }
+
+/** The latest value of a series as a headline figure. */
+const latestText = (values: readonly (number | null)[], unit: string): string =>
+  figureText(lastOf(values), unit);
 
 /** The cards of the Metrics page, each a chart of one thing `/metrics` counts. */
 function renderMetricsCards(samples: readonly MetricsSample[]): SafeHTML {
@@ -104,22 +110,18 @@ function renderMetricsCards(samples: readonly MetricsSample[]): SafeHTML {
   const requests = rate(steps, (sample) => sample.requests);
   const clientErrors = rate(steps, (sample) => sample.clientErrors);
   const serverErrors = rate(steps, (sample) => sample.serverErrors);
-  const p50 = scaled(
-    perStep(
-      steps,
-      (sample) => sample.duration,
-      (delta) => histogramQuantile(delta, 0.5),
-    ),
-    1000,
-  );
-  const p95 = scaled(
-    perStep(
-      steps,
-      (sample) => sample.duration,
-      (delta) => histogramQuantile(delta, 0.95),
-    ),
-    1000,
-  );
+  // A request-duration quantile in milliseconds.
+  const durationMs = (quantile: number): (number | null)[] =>
+    scaled(
+      perStep(
+        steps,
+        (sample) => sample.duration,
+        (delta) => histogramQuantile(delta, quantile),
+      ),
+      1000,
+    );
+  const p50 = durationMs(0.5);
+  const p95 = durationMs(0.95);
   const perCommit = perStep(steps, (sample) => sample.commitTransactions, mean);
   const perTransaction = perStep(steps, (sample) => sample.transactionChanges, mean);
   const fanOut = rate(steps, (sample) => sample.feedEntries);
@@ -163,51 +165,73 @@ function renderMetricsCards(samples: readonly MetricsSample[]): SafeHTML {
     latest?.commitTransactions !== undefined &&
     latest.commitTransactions.count > 0;
 
-  return html`<div class="cards">
-    ${card({ key: "requests", title: "Requests", figure: figureText(lastOf(requests), "/s"), times, unit: "/s", bars: true, series: [{ label: "requests per second", values: requests }] })}
-    ${card({
+  const cards: CardSpec[] = [
+    {
+      key: "requests",
+      title: "Requests",
+      figure: latestText(requests, "/s"),
+      unit: "/s",
+      bars: true,
+      series: [{ label: "requests per second", values: requests }],
+    },
+    {
       key: "errors",
       title: "Errors",
-      figure: figureText(lastOf(serverErrors), " 5xx/s"),
-      times,
+      figure: latestText(serverErrors, " 5xx/s"),
       unit: "/s",
       series: [
         { label: "5xx per second", values: serverErrors },
         { label: "4xx per second", values: clientErrors },
       ],
-    })}
-    ${card({
+    },
+    {
       key: "latency",
       title: "Request duration",
-      figure: figureText(lastOf(p95), " ms p95"),
+      figure: latestText(p95, " ms p95"),
       note: "From the histogram's buckets: the quantiles are estimates.",
-      times,
       unit: " ms",
       series: [
         { label: "p50", values: p50 },
         { label: "p95", values: p95 },
       ],
-    })}
-    ${card({ key: "commits", title: "Commit sizes", figure: figureText(lastOf(perTransaction), " per transaction"), note: sqlite ? "SQLite shares one commit among concurrent writes (group commit)." : "On Postgres every transaction is its own commit.", times, unit: "", series: [{ label: "changes per write transaction", values: perTransaction }, ...(sqlite ? [{ label: "transactions per commit", values: perCommit }] : [])] })}
-    ${card({ key: "live", title: "Live connections", figure: figureText(latest?.liveConnections ?? null, ""), note: "WebSocket, SSE and room sockets on this server.", times, unit: "", series: [{ label: "open connections", values: live }] })}
-    ${card({
+    },
+    {
+      key: "commits",
+      title: "Commit sizes",
+      figure: latestText(perTransaction, " per transaction"),
+      note: sqlite
+        ? "SQLite shares one commit among concurrent writes (group commit)."
+        : "On Postgres every transaction is its own commit.",
+      unit: "",
+      series: [
+        { label: "changes per write transaction", values: perTransaction },
+        ...(sqlite ? [{ label: "transactions per commit", values: perCommit }] : []),
+      ],
+    },
+    {
+      key: "live",
+      title: "Live connections",
+      figure: figureText(latest?.liveConnections ?? null, ""),
+      note: "WebSocket, SSE and room sockets on this server.",
+      unit: "",
+      series: [{ label: "open connections", values: live }],
+    },
+    {
       key: "fanout",
       title: "Fan-out",
-      figure: figureText(lastOf(fanOut), " entries/s"),
+      figure: latestText(fanOut, " entries/s"),
       note: "Change log entries handed to live subscribers, and their lag.",
-      times,
       unit: "",
       series: [
         { label: "entries per second", values: fanOut },
         { label: "feed lag (ms)", values: feedLag },
       ],
-    })}
-    ${card({
+    },
+    {
       key: "jobs",
       title: "Jobs",
       figure: `${figureText(latest?.jobs?.pending ?? null, " pending")} · ${figureText(latest?.jobs?.dead ?? null, " dead")}`,
       note: "Runs on this server's worker per minute; pending and dead jobs in the shared queue.",
-      times,
       unit: "",
       series: [
         { label: "succeeded / min", values: jobsSucceeded },
@@ -215,21 +239,40 @@ function renderMetricsCards(samples: readonly MetricsSample[]): SafeHTML {
         { label: "pending", values: pending },
         { label: "dead", values: dead },
       ],
-    })}
-    ${card({ key: "caches", title: "Cache hits", figure: caches.length === 0 ? "-" : caches.map((name) => `${name} ${figureText(lastOf(hitRatio(name)), "%")}`).join(" · "), note: "Share of lookups answered from memory.", times, unit: "%", series: caches.slice(0, 4).map((name) => ({ label: name, values: hitRatio(name) })) })}
-    ${card({ key: "memory", title: "Memory", figure: figureText(lastOf(memory), " MB"), note: "The process's resident memory.", times, unit: " MB", series: [{ label: "resident memory (MB)", values: memory }] })}
-    ${card({
+    },
+    {
+      key: "caches",
+      title: "Cache hits",
+      figure:
+        caches.length === 0
+          ? "-"
+          : caches.map((name) => `${name} ${latestText(hitRatio(name), "%")}`).join(" · "),
+      note: "Share of lookups answered from memory.",
+      unit: "%",
+      series: caches.slice(0, 4).map((name) => ({ label: name, values: hitRatio(name) })),
+    },
+    {
+      key: "memory",
+      title: "Memory",
+      figure: latestText(memory, " MB"),
+      note: "The process's resident memory.",
+      unit: " MB",
+      series: [{ label: "resident memory (MB)", values: memory }],
+    },
+    {
       key: "cpu",
       title: "CPU and event loop",
-      figure: `${figureText(lastOf(cpu), "% CPU")} · ${figureText(lastOf(lag), " ms lag")}`,
+      figure: `${latestText(cpu, "% CPU")} · ${latestText(lag, " ms lag")}`,
       note: "CPU time of the process, and the event loop's delay (p99).",
-      times,
       unit: "",
       series: [
         { label: "CPU (%)", values: cpu },
         { label: "event loop p99 (ms)", values: lag },
       ],
-    })}
+    },
+  ];
+  return html`<div class="cards">
+    ${cards.map((spec) => card(times, spec))}
   </div>`;
 }
 
@@ -245,36 +288,27 @@ export function registerMetricsPages(
 ): void {
   const history: MetricsHistory | undefined = options.metricsHistory;
   const now = options.now ?? Date.now;
-
-  router.get("/studio/metrics", ...signedIn, async (_req, res) => {
-    const csrfToken = sessionOf(res).csrfToken;
-    if (history === undefined) {
-      sendPage(
-        res,
-        200,
-        renderPage({
-          title: "Metrics",
-          csrfToken,
-          section: "Metrics",
-          body: html`<p class="hint">This server keeps no metrics history for the studio.</p>`,
-        }),
-      );
-      return;
-    }
+  const noHistory = html`<p class="hint">This server keeps no metrics history for the studio.</p>`;
+  const metricsBody = async (history: MetricsHistory): Promise<SafeHTML> => {
     const last = history.samples().at(-1);
     if (last === undefined || now() - last.at >= FRESH_MS) await history.sample();
     const samples = history.samples();
     const span =
       samples.length < 2 ? 0 : ((samples.at(-1)?.at ?? 0) - (samples[0]?.at ?? 0)) / 60_000;
+    return html`<p class="muted">What <code>/metrics</code> counts on this server, sampled every ${history.intervalMs / 1000} s and kept in memory for the last ${formatFigure((history.intervalMs * history.capacity) / 60_000)} minutes (${samples.length} samples over ${formatFigure(span)} minutes now); a restart starts over. Rates are per second between two samples. For long-term graphs and alerts, scrape <code>/metrics</code> with Prometheus.</p>
+        ${renderMetricsCards(samples)}`;
+  };
+
+  router.get("/studio/metrics", ...signedIn, async (_req, res) => {
+    const body = history === undefined ? noHistory : await metricsBody(history);
     sendPage(
       res,
       200,
       renderPage({
         title: "Metrics",
-        csrfToken,
+        csrfToken: sessionOf(res).csrfToken,
         section: "Metrics",
-        body: html`<p class="muted">What <code>/metrics</code> counts on this server, sampled every ${history.intervalMs / 1000} s and kept in memory for the last ${formatFigure((history.intervalMs * history.capacity) / 60_000)} minutes (${samples.length} samples over ${formatFigure(span)} minutes now); a restart starts over. Rates are per second between two samples. For long-term graphs and alerts, scrape <code>/metrics</code> with Prometheus.</p>
-        ${renderMetricsCards(samples)}`,
+        body,
       }),
     );
   });
