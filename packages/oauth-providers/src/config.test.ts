@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConfigError } from "@svc/schema";
+import { thrownBy } from "@svc/tooling/thrown";
 import { afterEach, describe, expect, it } from "vitest";
 import { builtinProviderIds } from "./builtin-providers.js";
 import { parseOAuthConfig } from "./config.js";
@@ -15,13 +16,7 @@ const PUBLIC = "https://app.example";
 const input = { state: "s", codeVerifier: "v".repeat(43), nonce: "n" };
 
 function configError(run: () => unknown): ConfigError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error("no ConfigError");
+  return thrownBy(ConfigError, run);
 }
 
 describe("parseOAuthConfig", () => {

@@ -50,6 +50,31 @@ async function authorize(url: URL): Promise<URLSearchParams> {
   return location.searchParams;
 }
 
+/** The mock's provider, its discovery document read. */
+async function readyProvider(): Promise<OIDCProvider> {
+  const oidc = provider();
+  await oidc.ready();
+  return oidc;
+}
+
+/**
+ * One whole sign-in with `oidc`: the browser's trip through the mock's
+ * authorization endpoint, then the callback validated with the handshake's
+ * values (or another `nonce`).
+ */
+async function handshake(
+  oidc: Pick<OIDCProvider, "createAuthorizationURL" | "validateCallback">,
+  nonce?: string,
+) {
+  const values = createHandshakeValues();
+  const callback = await authorize(oidc.createAuthorizationURL(values));
+  return oidc.validateCallback({
+    code: callback.get("code") ?? "",
+    codeVerifier: values.codeVerifier,
+    nonce: nonce ?? values.nonce,
+  });
+}
+
 /** Changes one claim of a JWT without re-signing it. */
 function tamper(jwt: string): string {
   const [header, payload, signature] = jwt.split(".");
@@ -103,13 +128,7 @@ describe("createOIDCProvider", () => {
     };
     const oidc = provider({ fetch: counting });
     await Promise.all([oidc.ready(), oidc.ready()]);
-    const values = createHandshakeValues();
-    const callback = await authorize(oidc.createAuthorizationURL(values));
-    await oidc.validateCallback({
-      code: callback.get("code") ?? "",
-      codeVerifier: values.codeVerifier,
-      nonce: values.nonce,
-    });
+    await handshake(oidc);
     expect(urls.filter((url) => url.endsWith("/.well-known/openid-configuration"))).toHaveLength(1);
   });
 
@@ -118,31 +137,16 @@ describe("createOIDCProvider", () => {
       const body = response.body as Record<string, unknown>;
       if (typeof body.id_token === "string") body.id_token = tamper(body.id_token);
     });
-    const oidc = provider();
-    await oidc.ready();
-    const values = createHandshakeValues();
-    const callback = await authorize(oidc.createAuthorizationURL(values));
-    await expect(
-      oidc.validateCallback({
-        code: callback.get("code") ?? "",
-        codeVerifier: values.codeVerifier,
-        nonce: values.nonce,
-      }),
-    ).rejects.toMatchObject({ code: "INVALID_ID_TOKEN", status: 401 });
+    await expect(handshake(await readyProvider())).rejects.toMatchObject({
+      code: "INVALID_ID_TOKEN",
+      status: 401,
+    });
   });
 
   it("refuses an ID token whose nonce is not the handshake's", async () => {
-    const oidc = provider();
-    await oidc.ready();
-    const values = createHandshakeValues();
-    const callback = await authorize(oidc.createAuthorizationURL(values));
-    const error = await oidc
-      .validateCallback({
-        code: callback.get("code") ?? "",
-        codeVerifier: values.codeVerifier,
-        nonce: "another handshake's nonce",
-      })
-      .catch((caught: unknown) => caught);
+    const error = await handshake(await readyProvider(), "another handshake's nonce").catch(
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(OAuthError);
     expect(error).toMatchObject({ code: "INVALID_ID_TOKEN" });
   });
@@ -151,34 +155,18 @@ describe("createOIDCProvider", () => {
     server.service.on("beforeTokenSigning", (token) => {
       token.payload.exp = Math.floor(Date.now() / 1000) - 600;
     });
-    const oidc = provider();
-    await oidc.ready();
-    const values = createHandshakeValues();
-    const callback = await authorize(oidc.createAuthorizationURL(values));
-    await expect(
-      oidc.validateCallback({
-        code: callback.get("code") ?? "",
-        codeVerifier: values.codeVerifier,
-        nonce: values.nonce,
-      }),
-    ).rejects.toMatchObject({ code: "INVALID_ID_TOKEN" });
+    await expect(handshake(await readyProvider())).rejects.toMatchObject({
+      code: "INVALID_ID_TOKEN",
+    });
   });
 
   it("refuses an ID token issued for another client", async () => {
     server.service.on("beforeTokenSigning", (token) => {
       token.payload.aud = "another-client";
     });
-    const oidc = provider();
-    await oidc.ready();
-    const values = createHandshakeValues();
-    const callback = await authorize(oidc.createAuthorizationURL(values));
-    await expect(
-      oidc.validateCallback({
-        code: callback.get("code") ?? "",
-        codeVerifier: values.codeVerifier,
-        nonce: values.nonce,
-      }),
-    ).rejects.toMatchObject({ code: "INVALID_ID_TOKEN" });
+    await expect(handshake(await readyProvider())).rejects.toMatchObject({
+      code: "INVALID_ID_TOKEN",
+    });
   });
 
   it("is built from the environment and discovered by prepareOAuthProviders", async () => {
@@ -191,13 +179,7 @@ describe("createOIDCProvider", () => {
     expect(rest).toEqual([]);
     if (oidc === undefined) throw new Error("not enabled");
     await prepareOAuthProviders([oidc]);
-    const values = createHandshakeValues();
-    const callback = await authorize(oidc.createAuthorizationURL(values));
-    const identity = await oidc.validateCallback({
-      code: callback.get("code") ?? "",
-      codeVerifier: values.codeVerifier,
-      nonce: values.nonce,
-    });
+    const identity = await handshake(oidc);
     expect(identity).toMatchObject({ provider: "mock", providerUserId: "johndoe", email: null });
   });
 
