@@ -1,5 +1,6 @@
 import { DatabaseRateLimitStore } from "@svc/auth-core/express";
-import type { EntityTables } from "@svc/store";
+import { dialectFor, type EntityTables } from "@svc/store";
+import { sqliteTestDatabase } from "@svc/tooling/databases";
 import type { Options } from "express-rate-limit";
 import type { Kysely } from "kysely";
 import { describe, expect, it } from "vitest";
@@ -23,8 +24,9 @@ function declaredSteps(auth: Auth): string[] {
 
 /** Every auth-core row of the migration history, wherever its package keeps it. */
 async function historyOf(connection: AuthConnection): Promise<string[]> {
+  const { dialect, schema } = connection.database;
   const places: Kysely<EntityTables>[] =
-    connection.database.dialect === "sqlite"
+    dialectFor(dialect).attachedSchema(schema) !== undefined
       ? [connection.db, connection.authSchema]
       : [connection.db];
   const rows: string[] = [];
@@ -99,7 +101,7 @@ describe.each(databases)("a restart with file-backed auth tables on $name", (dat
   });
 });
 
-describe.each(databases.filter(({ name }) => name === "sqlite"))(
+describe.each([sqliteTestDatabase()])(
   "a restart with in-memory auth tables on $name",
   (database) => {
     const fixture = useAuthFixture(database);

@@ -1,4 +1,5 @@
 import { createPgSignal } from "@svc/store/pg";
+import { postgresTestDatabases, postgresUrl } from "@svc/tooling/databases";
 import { describe, expect, it } from "vitest";
 import type { Revocation } from "../src/index.js";
 import { databases, openAuthFixture } from "./fixture.js";
@@ -8,7 +9,7 @@ import { databases, openAuthFixture } from "./fixture.js";
 // process's (another server on the same database, or a process sharing the
 // SQLite session file) on its next poll, or at once when a signal rings, once.
 
-describe.each(databases.filter((database) => database.name === "postgres"))(
+describe.each(postgresTestDatabases())(
   "revocation journal across two processes on $name",
   (database) => {
     it("tells the other process once, and drops its cached session", async () => {
@@ -42,14 +43,13 @@ describe.each(databases.filter((database) => database.name === "postgres"))(
   },
 );
 
-describe.each(databases.filter((database) => database.name === "postgres"))(
+describe.each(postgresTestDatabases())(
   "revocation journal rung through a Postgres signal on $name",
   (database) => {
     it("reaches the other process by the signal alone, long before a poll", async () => {
       await using f = await openAuthFixture(database);
       const other = await f.connect();
-      const { url } = f.target as { url?: string };
-      if (url === undefined) throw new Error("expected a Postgres target");
+      const url = postgresUrl(f.target);
       const signals = [0, 1].map(() =>
         createPgSignal({ connectionString: url, channel: "svc_auth_revocations" }),
       );

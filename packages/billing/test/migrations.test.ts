@@ -1,8 +1,13 @@
 import { parseManifest } from "@svc/schema";
-import { createStore, type StoreDatabase } from "@svc/store";
+import { createStore, type StoreDatabase, type StoreDialect } from "@svc/store";
 import { openPostgres } from "@svc/store/pg";
 import { openSqlite } from "@svc/store/sqlite";
-import { type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
+import {
+  matchTarget,
+  openTestDatabase,
+  type TestDatabaseTarget,
+  testDatabases,
+} from "@svc/tooling/databases";
 import type { Kysely } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type BillingTables, billingMigrations, createBilling } from "../src/index.js";
@@ -18,8 +23,7 @@ describe.each(testDatabases())("billing tables on $name", (database) => {
 
   beforeEach(async () => {
     target = await database.create();
-    connection =
-      target.dialect === "sqlite" ? openSqlite(target.path) : openPostgres(target.url, { max: 2 });
+    connection = openTestDatabase(target, { openSqlite, openPostgres }, { max: 2 });
   });
   afterEach(async () => {
     await connection.close();
@@ -54,7 +58,10 @@ describe.each(testDatabases())("billing tables on $name", (database) => {
     expect(() => createBilling({ ...base, apiKey: "sk_test_1" })).toThrow(
       expect.objectContaining({ name: "ConfigError", variable: "User.paymentCustomerId" }),
     );
-    const otherDialect = connection.dialect === "sqlite" ? "postgres" : "sqlite";
+    const otherDialect = matchTarget<StoreDialect>(target, {
+      sqlite: () => "postgres",
+      postgres: () => "sqlite",
+    });
     expect(() => createBilling({ ...base, dialect: otherDialect })).toThrow(TypeError);
   });
 });

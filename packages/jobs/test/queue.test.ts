@@ -1,5 +1,5 @@
 import { adminAuth, createAuthContext } from "@svc/schema";
-import { testDatabases } from "@svc/tooling/databases";
+import { matchTarget, testDatabases } from "@svc/tooling/databases";
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { createJobQueue, createJobWorker, type Job, JobsError } from "../src/index.js";
@@ -265,7 +265,7 @@ describe.each(testDatabases())("the job queue on $name", (database) => {
   });
 
   it("creates its table in the attached database on SQLite", async () => {
-    const { connection } = fixture();
+    const { connection, target } = fixture();
     const queue = createJobQueue({
       db: connection.db,
       dialect: connection.dialect,
@@ -273,17 +273,20 @@ describe.each(testDatabases())("the job queue on $name", (database) => {
     });
     const id = await queue.enqueue(undefined, { name: "x", auth: alice });
     expect((await queue.get(id))?.name).toBe("x");
-    if (connection.dialect === "sqlite") {
-      const where = async (schema: string) =>
-        (
-          await sql<{
-            name: string;
-          }>`select name from ${sql.raw(schema)}.sqlite_master where name = 'svc_jobs'`.execute(
-            connection.db,
-          )
-        ).rows;
-      expect(await where("main")).toEqual([]);
-      expect(await where(JOBS_SCHEMA)).toEqual([{ name: "svc_jobs" }]);
-    }
+    await matchTarget(target, {
+      sqlite: async () => {
+        const where = async (schema: string) =>
+          (
+            await sql<{
+              name: string;
+            }>`select name from ${sql.raw(schema)}.sqlite_master where name = 'svc_jobs'`.execute(
+              connection.db,
+            )
+          ).rows;
+        expect(await where("main")).toEqual([]);
+        expect(await where(JOBS_SCHEMA)).toEqual([{ name: "svc_jobs" }]);
+      },
+      postgres: async () => undefined,
+    });
   });
 });
