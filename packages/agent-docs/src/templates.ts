@@ -28,6 +28,15 @@ function defineTemplate(
 }
 
 /**
+ * What every template with a React page shows: the page, its magic-code
+ * sign-in, then `features` (its other sign-ins and live reads), then the
+ * React mutations and the typed client it is written with.
+ */
+function reactFrontEnd(...features: string[]): string[] {
+  return ["React front end", "magic-code sign-in", ...features, "React mutations", "typed client"];
+}
+
+/**
  * The starter templates, one per example app in the repository's
  * `examples/` folder (a test holds the two equal, and checks each `shows`
  * feature against the example's manifest, functions and page), most basic
@@ -67,11 +76,7 @@ export const svcTemplates: readonly TemplateEntry[] = [
       "action calling functions",
       "cursor pagination",
       "custom errors",
-      "React front end",
-      "magic-code sign-in",
-      "live entity queries",
-      "React mutations",
-      "typed client",
+      ...reactFrontEnd("live entity queries"),
     ],
   }),
   defineTemplate({
@@ -93,12 +98,7 @@ export const svcTemplates: readonly TemplateEntry[] = [
       "mutation",
       "cursor pagination",
       "custom errors",
-      "React front end",
-      "magic-code sign-in",
-      "live entity queries",
-      "live query functions",
-      "React mutations",
-      "typed client",
+      ...reactFrontEnd("live entity queries", "live query functions"),
     ],
   }),
   defineTemplate({
@@ -122,12 +122,7 @@ export const svcTemplates: readonly TemplateEntry[] = [
       "cursor pagination",
       "custom errors",
       "seed data",
-      "React front end",
-      "magic-code sign-in",
-      "live entity queries",
-      "live query functions",
-      "React mutations",
-      "typed client",
+      ...reactFrontEnd("live entity queries", "live query functions"),
     ],
   }),
   defineTemplate({
@@ -152,15 +147,13 @@ export const svcTemplates: readonly TemplateEntry[] = [
       "account deletion cleanup",
       "custom errors",
       "email verification",
-      "React front end",
-      "magic-code sign-in",
-      "password sign-in",
-      "organization switching",
-      "API keys",
-      "account deletion",
-      "live query functions",
-      "React mutations",
-      "typed client",
+      ...reactFrontEnd(
+        "password sign-in",
+        "organization switching",
+        "API keys",
+        "account deletion",
+        "live query functions",
+      ),
     ],
   }),
   defineTemplate({
@@ -184,11 +177,7 @@ export const svcTemplates: readonly TemplateEntry[] = [
       "cursor pagination",
       "custom errors",
       "email verification",
-      "React front end",
-      "magic-code sign-in",
-      "live query functions",
-      "React mutations",
-      "typed client",
+      ...reactFrontEnd("live query functions"),
     ],
   }),
   defineTemplate({
@@ -212,11 +201,7 @@ export const svcTemplates: readonly TemplateEntry[] = [
       "hooks",
       "account deletion cleanup",
       "custom errors",
-      "React front end",
-      "magic-code sign-in",
-      "live entity queries",
-      "React mutations",
-      "typed client",
+      ...reactFrontEnd("live entity queries"),
     ],
   }),
 ];
