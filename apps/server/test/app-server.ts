@@ -62,6 +62,30 @@ export function startAppServer(
 }
 
 /**
+ * Boots `startAuthServer` (the todo app unless `env` names another) on a
+ * fresh database of its own; closing the server also drops the database.
+ */
+export async function startOnFreshDatabase(
+  database: TestDatabase,
+  env: Record<string, string>,
+  clock: TestClock = createClock(),
+): Promise<AuthTestServer> {
+  const db = await createTestDatabase(database);
+  try {
+    const server = await startAuthServer({ ...databaseEnv(db.target), ...env }, clock);
+    return Object.assign(server, {
+      async [Symbol.asyncDispose]() {
+        await server.close({ drainSeconds: 0 });
+        await db[Symbol.asyncDispose]();
+      },
+    });
+  } catch (error) {
+    await db[Symbol.asyncDispose]();
+    throw error;
+  }
+}
+
+/**
  * Registers a `beforeEach` in the calling suite that gives each test a
  * fresh database and a temp directory with the app `writeApp` writes;
  * returns a handle to the current test's. Both are gone after the test.

@@ -1,5 +1,6 @@
 import { testDatabases } from "@svc/tooling/databases";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startOnFreshDatabase } from "./app-server.js";
 import {
   type AuthTestServer,
   createClock,
@@ -56,19 +57,13 @@ function startCaptchaProvider(): Promise<HttpStub> {
 }
 
 describe.each(testDatabases())("sign-in abuse controls on $name", (database) => {
-  let disposeDatabase: (() => Promise<void>) | undefined;
   let server: AuthTestServer;
   const nextEmail = emailSequence(`abuse-${database.name}`);
 
   beforeAll(async () => {
-    const db = await createTestDatabase(database);
-    disposeDatabase = () => db[Symbol.asyncDispose]();
-    server = await startAuthServer({ ...DEV, ...databaseEnv(db.target) });
+    server = await startOnFreshDatabase(database, DEV);
   });
-  afterAll(async () => {
-    await server?.[Symbol.asyncDispose]();
-    await disposeDatabase?.();
-  });
+  afterAll(() => server?.[Symbol.asyncDispose]());
 
   describe("send cooldown", () => {
     it.each([

@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type TestDatabase, testDatabases } from "@svc/tooling/databases";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startOnFreshDatabase } from "./app-server.js";
 import {
   type AuthTestServer,
   createClock,
@@ -170,44 +171,26 @@ function handMadeJWT(
   return `${input}.${signature}`;
 }
 
-/** A server on its own fresh database (and state directory), disposed with it. */
-async function isolatedServer(
+/** A dev-mode server on its own fresh database, disposed with it. */
+function isolatedServer(
   database: TestDatabase,
   env: Record<string, string>,
-  clock: TestClock = createClock(),
-): Promise<AuthTestServer & { [Symbol.asyncDispose](): Promise<void> }> {
-  const db = await createTestDatabase(database);
-  try {
-    const server = await startAuthServer({ ...DEV, ...databaseEnv(db.target), ...env }, clock);
-    return Object.assign(server, {
-      async [Symbol.asyncDispose]() {
-        await server.close({ drainSeconds: 0 });
-        await db[Symbol.asyncDispose]();
-      },
-    });
-  } catch (error) {
-    await db[Symbol.asyncDispose]();
-    throw error;
-  }
+  clock?: TestClock,
+): Promise<AuthTestServer> {
+  return startOnFreshDatabase(database, { ...DEV, ...env }, clock);
 }
 
 describe.each(testDatabases())("credentials over HTTP on $name", (database) => {
-  let disposeDatabase: (() => Promise<void>) | undefined;
   let server: AuthTestServer;
   let clock: TestClock;
   const nextEmail = emailSequence(`credentials-${database.name}`);
   const signIn = (): Promise<SignInBody> => signInWithMagicCode(server, nextEmail());
 
   beforeAll(async () => {
-    const db = await createTestDatabase(database);
-    disposeDatabase = () => db[Symbol.asyncDispose]();
     clock = createClock();
-    server = await startAuthServer({ ...DEV, ...JWT_ENV, ...databaseEnv(db.target) }, clock);
+    server = await isolatedServer(database, JWT_ENV, clock);
   });
-  afterAll(async () => {
-    await server?.[Symbol.asyncDispose]();
-    await disposeDatabase?.();
-  });
+  afterAll(() => server?.[Symbol.asyncDispose]());
 
   describe("API keys", () => {
     it("create answers the key once, with the exact shape and formats", async () => {

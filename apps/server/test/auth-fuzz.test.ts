@@ -1,15 +1,8 @@
 import { gzipSync } from "node:zlib";
 import { testDatabases } from "@svc/tooling/databases";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type AuthTestServer,
-  createTestDatabase,
-  post,
-  readJSON,
-  registerPassword,
-  startAuthServer,
-} from "./auth-fixtures.js";
-import { databaseEnv } from "./fixtures.js";
+import { startOnFreshDatabase } from "./app-server.js";
+import { type AuthTestServer, post, readJSON, registerPassword } from "./auth-fixtures.js";
 
 // A fuzz pass over the JSON bodies (and the one query string and the auth
 // headers) of every auth endpoint. The generator is a small seeded PRNG
@@ -519,7 +512,6 @@ function problemWith(status: number, text: string, expectCode?: string): string 
 }
 
 describe.each(testDatabases())("auth endpoint fuzzing on $name", (database) => {
-  let disposeDatabase: (() => Promise<void>) | undefined;
   let server: AuthTestServer;
   const tokens: Record<FuzzEndpoint["caller"], string | undefined> = {
     anonymous: undefined,
@@ -528,21 +520,12 @@ describe.each(testDatabases())("auth endpoint fuzzing on $name", (database) => {
   };
 
   beforeAll(async () => {
-    const db = await createTestDatabase(database);
-    disposeDatabase = () => db[Symbol.asyncDispose]();
-    server = await startAuthServer({
-      SVC_DEV_MODE: "true",
-      SVC_RATE_LIMIT: "off",
-      ...databaseEnv(db.target),
-    });
+    server = await startOnFreshDatabase(database, { SVC_DEV_MODE: "true", SVC_RATE_LIMIT: "off" });
     const guest = await readJSON<{ token: string }>(post(server, "/api/auth/guest"));
     tokens.guest = guest.body.token;
     tokens.user = (await registerPassword(server, "fuzz-user@example.com")).token;
   });
-  afterAll(async () => {
-    await server?.[Symbol.asyncDispose]();
-    await disposeDatabase?.();
-  });
+  afterAll(() => server?.[Symbol.asyncDispose]());
 
   /** Sends one request and returns a line describing what went wrong, if anything. */
   async function check(

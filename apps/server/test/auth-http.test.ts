@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { testDatabases } from "@svc/tooling/databases";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startOnFreshDatabase } from "./app-server.js";
 import {
   type AuthTestServer,
   createClock,
@@ -38,21 +39,15 @@ interface MeBody {
 }
 
 describe.each(testDatabases())("auth over HTTP on $name", (database) => {
-  let disposeDatabase: (() => Promise<void>) | undefined;
   let server: AuthTestServer;
   let clock: TestClock;
   const nextEmail = emailSequence(`http-${database.name}`);
 
   beforeAll(async () => {
-    const db = await createTestDatabase(database);
-    disposeDatabase = () => db[Symbol.asyncDispose]();
     clock = createClock();
-    server = await startAuthServer({ ...DEV, ...databaseEnv(db.target) }, clock);
+    server = await startOnFreshDatabase(database, DEV, clock);
   });
-  afterAll(async () => {
-    await server?.[Symbol.asyncDispose]();
-    await disposeDatabase?.();
-  });
+  afterAll(() => server?.[Symbol.asyncDispose]());
 
   describe("guest sessions", () => {
     it("answers {token, user_id} and sets the session cookie", async () => {
