@@ -1,16 +1,11 @@
 import { ConfigError, parseManifest } from "@svc/schema";
+import { thrownBy } from "@svc/tooling/thrown";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_PAYMENT_API_BASE, parseBillingConfig } from "./config.js";
 import { checkBillingUser } from "./user-check.js";
 
 function configError(run: () => unknown): ConfigError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error("expected a ConfigError");
+  return thrownBy(ConfigError, run);
 }
 
 describe("parseBillingConfig", () => {

@@ -3,16 +3,19 @@ import { KeyedMutex } from "./keyed-mutex.js";
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
 
+/** Jobs that write their start and end to `log` around a short wait, and return their name. */
+const loggedJob = (log: string[]) => (name: string) => async () => {
+  log.push(`${name} start`);
+  await tick();
+  log.push(`${name} end`);
+  return name;
+};
+
 describe("KeyedMutex", () => {
   it("runs work for one key one at a time, in call order", async () => {
     const mutex = new KeyedMutex();
     const log: string[] = [];
-    const job = (name: string) => async () => {
-      log.push(`${name} start`);
-      await tick();
-      log.push(`${name} end`);
-      return name;
-    };
+    const job = loggedJob(log);
     const results = await Promise.all([
       mutex.run("k", job("a")),
       mutex.run("k", job("b")),
@@ -26,11 +29,7 @@ describe("KeyedMutex", () => {
   it("lets different keys run side by side", async () => {
     const mutex = new KeyedMutex();
     const log: string[] = [];
-    const job = (name: string) => async () => {
-      log.push(`${name} start`);
-      await tick();
-      log.push(`${name} end`);
-    };
+    const job = loggedJob(log);
     await Promise.all([mutex.run("x", job("x")), mutex.run("y", job("y"))]);
     expect(log.slice(0, 2).sort()).toEqual(["x start", "y start"]);
   });

@@ -8,6 +8,11 @@ import { PUBLIC_URL, sessionAuth, subscriptionEvent, useBillingFixture } from ".
 
 const DAY = 86_400;
 
+/** The entitlements of a user with one active subscription and nothing else. */
+function oneActiveSubscription(id: string, priceIds: string[], currentPeriodEnd: number) {
+  return { active: true, subscriptions: [{ id, status: "active", priceIds, currentPeriodEnd }] };
+}
+
 describe.each(testDatabases())("entitlements on $name", (database) => {
   const fixture = useBillingFixture(database);
 
@@ -36,17 +41,9 @@ describe.each(testDatabases())("entitlements on $name", (database) => {
         periodEnd: t0 + 30 * DAY,
       }),
     );
-    expect(await f.billing.entitlementsFor(userId)).toEqual({
-      active: true,
-      subscriptions: [
-        {
-          id: "sub_1",
-          status: "active",
-          priceIds: ["price_pro", "price_seats"],
-          currentPeriodEnd: t0 + 30 * DAY,
-        },
-      ],
-    });
+    expect(await f.billing.entitlementsFor(userId)).toEqual(
+      oneActiveSubscription("sub_1", ["price_pro", "price_seats"], t0 + 30 * DAY),
+    );
     const row = await f.tables
       .selectFrom("svc_billing_subscriptions")
       .selectAll()
@@ -335,17 +332,9 @@ describe.each(testDatabases())("entitlements on $name", (database) => {
       },
     });
     await f.deliver(payload);
-    expect(await f.billing.entitlementsFor(userId)).toEqual({
-      active: true,
-      subscriptions: [
-        {
-          id: "sub_basil",
-          status: "active",
-          priceIds: ["price_a", "plan_legacy"],
-          currentPeriodEnd: t + 20,
-        },
-      ],
-    });
+    expect(await f.billing.entitlementsFor(userId)).toEqual(
+      oneActiveSubscription("sub_basil", ["price_a", "plan_legacy"], t + 20),
+    );
   });
 
   it("changes no entitlement for other events or malformed subscription objects", async () => {
