@@ -1,4 +1,5 @@
 import { describe, expectTypeOf, it } from "vitest";
+import { List, Todo } from "../test/architecture-manifest.js";
 import {
   type AppManifest,
   defineApp,
@@ -17,19 +18,6 @@ interface Settings {
   theme: "dark" | "light";
   pinned: string[];
 }
-
-const Todo = entity(
-  "Todo",
-  {
-    title: field.string(),
-    done: field.bool(),
-    ownerId: field.string().owner(),
-    listId: field.id("List").optional(),
-    priority: field.enum(["low", "high"]),
-    createdAt: field.datetime().defaultNow(),
-  },
-  { indexes: [{ name: "by_owner", fields: ["ownerId"] }] },
-);
 
 describe("InferRow", () => {
   it("types the architecture's Todo", () => {
@@ -85,7 +73,6 @@ describe("InferRow", () => {
 });
 
 describe("defineApp carries its entities", () => {
-  const List = entity("List", { title: field.string() });
   const app = defineApp({ name: "todo", version: "1", entities: [List, Todo] });
 
   it("is still a manifest input", () => {

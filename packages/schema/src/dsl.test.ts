@@ -1,24 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { architectureJSON } from "../test/architecture-manifest.js";
+import { architectureJSON, List, Todo } from "../test/architecture-manifest.js";
 import { defineApp, policy } from "./dsl-app.js";
 import { entity } from "./dsl-entity.js";
 import { field } from "./dsl-field.js";
 import { SchemaError } from "./errors.js";
 import { parseManifest } from "./manifest.js";
-
-const List = entity("List", { title: field.string() });
-const Todo = entity(
-  "Todo",
-  {
-    title: field.string(),
-    done: field.bool(),
-    ownerId: field.string().owner(),
-    listId: field.id("List").optional(),
-    priority: field.enum(["low", "high"]),
-    createdAt: field.datetime().defaultNow(),
-  },
-  { indexes: [{ name: "by_owner", fields: ["ownerId"] }] },
-);
 
 function todoApp(): ReturnType<typeof defineApp> {
   return defineApp({

@@ -1,3 +1,6 @@
+import { entity } from "../src/dsl-entity.js";
+import { field } from "../src/dsl-field.js";
+
 // The manifest of ARCHITECTURE.md, plus the `List` entity its `listId` points
 // at (without it the example itself fails validation: unknown target entity).
 export const architectureJSON = {
@@ -32,3 +35,19 @@ export const architectureJSON = {
   ],
   functions: "functions",
 };
+
+// The same two entities written with the DSL, for the suites that build the
+// manifest from code (and infer types from it).
+export const List = entity("List", { title: field.string() });
+export const Todo = entity(
+  "Todo",
+  {
+    title: field.string(),
+    done: field.bool(),
+    ownerId: field.string().owner(),
+    listId: field.id("List").optional(),
+    priority: field.enum(["low", "high"]),
+    createdAt: field.datetime().defaultNow(),
+  },
+  { indexes: [{ name: "by_owner", fields: ["ownerId"] }] },
+);
