@@ -1,7 +1,8 @@
 import { testDatabases } from "@svc/tooling/databases";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type AuthTestServer, createTestDatabase } from "./auth-fixtures.js";
-import { ADMIN_TOKEN, adminRequest, tempDir } from "./fixtures.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { appPerTest } from "./app-server.js";
+import type { AuthTestServer } from "./auth-fixtures.js";
+import { ADMIN_TOKEN, adminRequest } from "./fixtures.js";
 import {
   alertOf,
   isSignInForm,
@@ -30,28 +31,20 @@ function requestsOf(page: StudioPage): { route: string; status: string; caller: 
 }
 
 describe.each(testDatabases())("the studio's Logs page on $name", (database) => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  let dir: ReturnType<typeof tempDir>;
+  // Each test starts its server, with the ring size it needs.
+  const app = appPerTest(database, writeStudioApp);
   let server: AuthTestServer;
   let studio: StudioClient;
 
   async function start(env: Record<string, string> = {}): Promise<void> {
-    server = await startStudioServer(db.target, dir.path, env);
+    server = await startStudioServer(app.target, app.dir, env);
     studio = new StudioClient(server);
     await studio.signIn();
   }
 
-  beforeEach(async () => {
-    db = await createTestDatabase(database);
-    dir = tempDir();
-    writeStudioApp(dir.path);
-  });
-
   afterEach(async () => {
     expect(server.internalErrors).toEqual([]);
     await server[Symbol.asyncDispose]();
-    dir[Symbol.dispose]();
-    await db[Symbol.asyncDispose]();
   });
 
   it("lists the requests with their route template, status and caller, never a path, query or token", async () => {

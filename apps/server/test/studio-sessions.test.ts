@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { testDatabases } from "@svc/tooling/databases";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { STUDIO_SESSIONS_TABLE, studioSessionTable } from "../src/studio/studio-session-table.js";
 import { createStudioSessions } from "../src/studio/studio-sessions.js";
+import { appPerTest } from "./app-server.js";
 import {
   type AuthTestServer,
   CLOCK_START,
@@ -41,14 +42,14 @@ async function storedRows(server: AuthTestServer): Promise<Record<string, unknow
 }
 
 describe.each(testDatabases())("studio sessions on $name", (database) => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  let dir: ReturnType<typeof tempDir>;
-  let env: Record<string, string>;
+  const app = appPerTest(database, writeStudioApp);
   const servers: AuthTestServer[] = [];
 
   /** A server on the test's database and files, closed after the test. */
   async function start(): Promise<AuthTestServer> {
-    const server = await startStudioServer(db.target, dir.path, env);
+    // On SQLite the session database is a file, as in production.
+    const env = { SVC_SESSION_DB: join(app.dir, "sessions.db") };
+    const server = await startStudioServer(app.target, app.dir, env);
     servers.push(server);
     return server;
   }
@@ -59,21 +60,11 @@ describe.each(testDatabases())("studio sessions on $name", (database) => {
     await server[Symbol.asyncDispose]();
   }
 
-  beforeEach(async () => {
-    db = await createTestDatabase(database);
-    dir = tempDir();
-    writeStudioApp(dir.path);
-    // On SQLite the session database is a file, as in production.
-    env = { SVC_SESSION_DB: join(dir.path, "sessions.db") };
-  });
-
   afterEach(async () => {
     for (const server of servers.splice(0)) {
       expect(server.internalErrors).toEqual([]);
       await server[Symbol.asyncDispose]();
     }
-    dir[Symbol.dispose]();
-    await db[Symbol.asyncDispose]();
   });
 
   it("survives a restart of the server on the same database", async () => {
