@@ -1,6 +1,6 @@
 import { SchemaError } from "@svc/schema";
 import { adminAuth, anonymousAuth, createAuthContext, type Store, StoreError } from "@svc/store";
-import { testDatabases } from "@svc/tooling/databases";
+import { sqliteTestDatabase } from "@svc/tooling/databases";
 import { describe, expect, it } from "vitest";
 import {
   failure,
@@ -16,7 +16,7 @@ import { FunctionsError } from "./errors.js";
 // Lookup, auth, arguments, errors and results. None of them depends on the
 // dialect, so SQLite is enough; function-runner-store.test.ts covers the
 // store-facing behaviour on every database.
-for (const database of testDatabases().filter((candidate) => candidate.name === "sqlite")) {
+for (const database of [sqliteTestDatabase()]) {
   describe("createFunctionRunner", () => {
     const t = useTestRunner(database);
 

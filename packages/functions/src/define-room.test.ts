@@ -5,7 +5,7 @@ import { parseManifest, type RoomHandle, type RoomMember } from "@svc/schema";
 import { adminAuth, createAuthContext, createStore, type Store } from "@svc/store";
 import { openPostgres } from "@svc/store/pg";
 import { openSqlite } from "@svc/store/sqlite";
-import { testDatabases } from "@svc/tooling/databases";
+import { openTestDatabase, testDatabases } from "@svc/tooling/databases";
 import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from "vitest";
 import { findDefinitionProblem } from "./check-definition.js";
 import { createFunctionRunner } from "./create-function-runner.js";
@@ -99,7 +99,7 @@ describe.each(testDatabases())("runner.rooms() on $name", (database) => {
 
   beforeEach(async () => {
     const target = await database.create();
-    const opened = target.dialect === "sqlite" ? openSqlite(target.path) : openPostgres(target.url);
+    const opened = openTestDatabase(target, { openSqlite, openPostgres });
     store = createStore({ db: opened.db, dialect: opened.dialect, manifest });
     await store.migrate();
     close = opened.close;

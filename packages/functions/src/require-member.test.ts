@@ -2,7 +2,7 @@ import { parseManifest } from "@svc/schema";
 import { adminAuth, createAuthContext, createStore, type Store } from "@svc/store";
 import { openPostgres } from "@svc/store/pg";
 import { openSqlite } from "@svc/store/sqlite";
-import { type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
+import { openTestDatabase, type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createFunctionRunner, type FunctionRunner } from "./create-function-runner.js";
@@ -69,7 +69,7 @@ describe.each(testDatabases())("ctx.requireMember on $name", (database) => {
 
   beforeEach(async () => {
     target = await database.create();
-    const opened = target.dialect === "sqlite" ? openSqlite(target.path) : openPostgres(target.url);
+    const opened = openTestDatabase(target, { openSqlite, openPostgres });
     close = opened.close;
     store = createStore({ ...opened, manifest });
     await store.migrate();

@@ -1,9 +1,8 @@
-import { dirname, join } from "node:path";
 import { parseManifest } from "@svc/schema";
-import { createStore, type StoreDatabase } from "@svc/store";
+import { createStore, dialectFor, type StoreDatabase } from "@svc/store";
 import { openPostgres } from "@svc/store/pg";
 import { openSqlite } from "@svc/store/sqlite";
-import { type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
+import { openTestDatabase, type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   createHandshakeValues,
@@ -35,12 +34,13 @@ describe.each(testDatabases())("state store on $name", (database) => {
 
   /** Opens a connection, migrates, and returns a state store over it (a server starting). */
   async function boot(): Promise<StateStore> {
-    const connection =
-      target.dialect === "sqlite"
-        ? openSqlite(target.path, { attach: { auth: join(dirname(target.path), "auth.db") } })
-        : openPostgres(target.url, { max: 2 });
+    const connection = openTestDatabase(
+      target,
+      { openSqlite, openPostgres },
+      { attach: { auth: "auth.db" }, max: 2 },
+    );
     opened.push(connection);
-    const schema = connection.dialect === "sqlite" ? "auth" : undefined;
+    const schema = dialectFor(connection.dialect).attachedSchema("auth");
     const store = createStore({ db: connection.db, dialect: connection.dialect, manifest });
     await store.migrate({ packages: [oauthStateMigrations(schema)] });
     return createStateStore({
@@ -157,8 +157,7 @@ describe.each(testDatabases())("state store on $name", (database) => {
     const values = await saveOne(states);
     const connection = opened[0];
     if (connection === undefined) throw new Error("not booted");
-    const scoped =
-      connection.dialect === "sqlite" ? connection.db.withSchema("auth") : connection.db;
+    const scoped = dialectFor(connection.dialect).withAttachedSchema(connection.db, "auth");
     const rows = await scoped.selectFrom("svc_oauth_state").selectAll().execute();
     expect(rows).toHaveLength(1);
     expect(JSON.stringify(rows)).not.toContain(values.state);

@@ -11,6 +11,8 @@ import type { AccessTestDatabase } from "../src/access-tests.js";
 /** An opened test database for the access checks, and how to dispose of it. */
 export interface OpenedDatabase {
   readonly database: AccessTestDatabase;
+  /** Where it lives, for a check that differs per kind of database (`matchTarget`). */
+  readonly target: TestDatabaseTarget;
   close(): Promise<void>;
 }
 
@@ -33,6 +35,7 @@ export async function openAccessDatabase(kind: TestDatabase): Promise<OpenedData
   );
   return {
     database: { name: kind.name, dialect: target.dialect, db },
+    target,
     async close() {
       await db.destroy();
       await kind.destroy(target);

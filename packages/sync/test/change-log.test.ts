@@ -1,5 +1,5 @@
 import { adminAuth } from "@svc/schema";
-import { testDatabases } from "@svc/tooling/databases";
+import { postgresTestDatabases, testDatabases } from "@svc/tooling/databases";
 import type { Kysely } from "kysely";
 import { describe, expect, it } from "vitest";
 import { createChangeLog, type LoggedChange, type SyncTables } from "../src/index.js";
@@ -131,63 +131,60 @@ describe.each(testDatabases())("change log on $name", (database) => {
 });
 
 // Only Postgres can commit concurrent writers out of insert order.
-describe.each(testDatabases().filter((database) => database.name === "postgres"))(
-  "change log commit order on $name",
-  (database) => {
-    const fixture = useSyncFixture(database);
+describe.each(postgresTestDatabases())("change log commit order on $name", (database) => {
+  const fixture = useSyncFixture(database);
 
-    it("never lets a reader pass a transaction that commits late", async () => {
-      // Regression guard of the ordering mechanism (the visibility horizon):
-      // without it, the read while the first transaction holds answers
-      // ["second"], and a reader that resumed from there would skip "first".
-      const f = fixture();
-      // Reads wait for the held transaction only briefly: it holds back every
-      // other suite's feed on this Postgres server while it is open.
-      const log = createChangeLog({ db: f.connection.db, dialect: "postgres", settleWaitMs: 50 });
-      const first = f.open();
-      const second = f.open();
-      const event = (id: string) => ({
-        entity: "Secret",
-        op: "insert" as const,
-        id,
-        row: { id, value: id },
-        previous: null,
-      });
-      let releaseFirst!: () => void;
-      const firstHolds = new Promise<void>((resolve) => {
-        releaseFirst = resolve;
-      });
-      let firstRecorded!: () => void;
-      const firstInserted = new Promise<void>((resolve) => {
-        firstRecorded = resolve;
-      });
-      // The first transaction logs its entry, then waits before committing.
-      const t1 = first.db.transaction().execute(async (trx) => {
-        await log.record(trx, [event("first")]);
-        firstRecorded();
-        await firstHolds;
-      });
-      await firstInserted;
-      // The second starts later, logs, and commits first: writers never wait.
-      await second.db.transaction().execute(async (trx) => {
-        await log.record(trx, [event("second")]);
-      });
-      let seenWhileHeld: string[];
-      let cursorWhileHeld: number;
-      try {
-        // Neither is readable yet: a reader cannot pass the first one.
-        seenWhileHeld = (await log.read(0, 10)).map((entry) => ("id" in entry ? entry.id : ""));
-        cursorWhileHeld = await log.latestCursor();
-      } finally {
-        releaseFirst();
-      }
-      await t1;
-      expect(seenWhileHeld).toEqual([]);
-      // Resuming from the cursor read meanwhile misses nothing, in one order
-      // (read with the default wait: other suites' transactions may be running).
-      const reader = createChangeLog({ db: f.connection.db, dialect: "postgres" });
-      const entries = await reader.read(cursorWhileHeld, 10);
-      expect(entries.map((entry) => ("id" in entry ? entry.id : ""))).toEqual(["first", "second"]);
+  it("never lets a reader pass a transaction that commits late", async () => {
+    // Regression guard of the ordering mechanism (the visibility horizon):
+    // without it, the read while the first transaction holds answers
+    // ["second"], and a reader that resumed from there would skip "first".
+    const f = fixture();
+    // Reads wait for the held transaction only briefly: it holds back every
+    // other suite's feed on this Postgres server while it is open.
+    const log = createChangeLog({ db: f.connection.db, dialect: "postgres", settleWaitMs: 50 });
+    const first = f.open();
+    const second = f.open();
+    const event = (id: string) => ({
+      entity: "Secret",
+      op: "insert" as const,
+      id,
+      row: { id, value: id },
+      previous: null,
     });
-  },
-);
+    let releaseFirst!: () => void;
+    const firstHolds = new Promise<void>((resolve) => {
+      releaseFirst = resolve;
+    });
+    let firstRecorded!: () => void;
+    const firstInserted = new Promise<void>((resolve) => {
+      firstRecorded = resolve;
+    });
+    // The first transaction logs its entry, then waits before committing.
+    const t1 = first.db.transaction().execute(async (trx) => {
+      await log.record(trx, [event("first")]);
+      firstRecorded();
+      await firstHolds;
+    });
+    await firstInserted;
+    // The second starts later, logs, and commits first: writers never wait.
+    await second.db.transaction().execute(async (trx) => {
+      await log.record(trx, [event("second")]);
+    });
+    let seenWhileHeld: string[];
+    let cursorWhileHeld: number;
+    try {
+      // Neither is readable yet: a reader cannot pass the first one.
+      seenWhileHeld = (await log.read(0, 10)).map((entry) => ("id" in entry ? entry.id : ""));
+      cursorWhileHeld = await log.latestCursor();
+    } finally {
+      releaseFirst();
+    }
+    await t1;
+    expect(seenWhileHeld).toEqual([]);
+    // Resuming from the cursor read meanwhile misses nothing, in one order
+    // (read with the default wait: other suites' transactions may be running).
+    const reader = createChangeLog({ db: f.connection.db, dialect: "postgres" });
+    const entries = await reader.read(cursorWhileHeld, 10);
+    expect(entries.map((entry) => ("id" in entry ? entry.id : ""))).toEqual(["first", "second"]);
+  });
+});

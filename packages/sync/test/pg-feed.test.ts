@@ -2,7 +2,7 @@ import { adminAuth } from "@svc/schema";
 import { createStore, type Store, type StoreDatabase } from "@svc/store";
 import { openPostgres } from "@svc/store/pg";
 import { openSqlite } from "@svc/store/sqlite";
-import { type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
+import { postgresTestDatabase, type TestDatabaseTarget } from "@svc/tooling/databases";
 import { type Kysely, sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -24,7 +24,7 @@ import { syncManifest } from "./fixture.js";
 // commits through LISTEN/NOTIFY and reads the log itself, so a subscriber
 // on any server sees every committed entry once, in cursor order.
 
-const postgres = testDatabases().find((database) => database.name === "postgres");
+const postgres = postgresTestDatabase();
 
 /** Polls `condition` every 10 ms until it holds; fails after `timeoutMs`. */
 async function waitFor(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {

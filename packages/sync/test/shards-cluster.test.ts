@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { compilePolicies } from "@svc/policy-engine";
 import { parseManifest, type RoomLogic } from "@svc/schema";
-import { type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
+import { postgresTestDatabase, type TestDatabaseTarget } from "@svc/tooling/databases";
 import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { WebSocket } from "ws";
@@ -46,7 +46,7 @@ const manifest = parseManifest({
 const policies = compilePolicies(manifest);
 const CHECK_MS = 50;
 
-const postgres = testDatabases().find((database) => database.name === "postgres");
+const postgres = postgresTestDatabase();
 
 /** One "server": an HTTP server with a hub whose rooms are shared through its cluster. */
 interface Node {

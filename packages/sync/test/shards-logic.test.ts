@@ -2,7 +2,7 @@ import { type AuthContext, adminAuth, parseManifest, type RoomLogic } from "@svc
 import { createStore, type Store } from "@svc/store";
 import { openPostgres } from "@svc/store/pg";
 import { openSqlite } from "@svc/store/sqlite";
-import { testDatabases } from "@svc/tooling/databases";
+import { openTestDatabase, testDatabases } from "@svc/tooling/databases";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cachedExistsResolver, DEFAULT_SHARD_TICK_MS } from "../src/index.js";
 import { fakeTimers, type ShardClient, until, useShardServer } from "./shards-client.js";
@@ -208,7 +208,7 @@ describe.each(testDatabases())("room logic with the store on $name", (database) 
 
   beforeEach(async () => {
     const target = await database.create();
-    const opened = target.dialect === "sqlite" ? openSqlite(target.path) : openPostgres(target.url);
+    const opened = openTestDatabase(target, { openSqlite, openPostgres });
     store = createStore({
       db: opened.db,
       dialect: opened.dialect,

@@ -1,4 +1,4 @@
-import { testDatabases } from "@svc/tooling/databases";
+import { matchTarget, testDatabases } from "@svc/tooling/databases";
 import { describe, expect, it } from "vitest";
 import { brokenCompiler } from "../../test/broken-compiler.js";
 import { fixtureManifest } from "../../test/fixture-manifest.js";
@@ -214,14 +214,15 @@ describe.each(testDatabases())("runAccessTests with the SQL on $name", (kind) =>
     const report = await runAccessTests(compiled, suite(), { databases: [database()] });
     expect(report.databases).toEqual([kind.name]);
     expect(report.mismatches).toEqual([]);
-    const tables =
-      database().dialect === "sqlite"
-        ? await database().db.selectFrom("sqlite_master").select("name").execute()
-        : await database()
-            .db.selectFrom("information_schema.tables")
-            .select("table_name")
-            .where("table_schema", "like", "svc_policy_%")
-            .execute();
+    const tables = await matchTarget<Promise<unknown[]>>(database.target(), {
+      sqlite: () => database().db.selectFrom("sqlite_master").select("name").execute(),
+      postgres: () =>
+        database()
+          .db.selectFrom("information_schema.tables")
+          .select("table_name")
+          .where("table_schema", "like", "svc_policy_%")
+          .execute(),
+    });
     expect(tables).toEqual([]);
   });
 
