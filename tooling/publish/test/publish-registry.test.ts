@@ -1,7 +1,12 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
+import {
+  matchTarget,
+  serverDatabaseEnv,
+  type TestDatabaseTarget,
+  testDatabases,
+} from "@svc/tooling/databases";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type PublishedPackage,
@@ -136,9 +141,10 @@ describe("the packages on a registry", () => {
         cwd: app,
         env: cleanEnv({
           PORT: "0",
-          ...(target.dialect === "postgres"
-            ? { DATABASE_URL: target.url }
-            : { DATA_DIR: join(target.path, "..") }),
+          ...matchTarget<Record<string, string>>(target, {
+            sqlite: ({ path }) => ({ DATA_DIR: join(path, "..") }),
+            postgres: ({ url }) => ({ DATABASE_URL: url }),
+          }),
           APP_SECRET: "s".repeat(32),
           ADMIN_TOKEN: "a".repeat(32),
         }),
@@ -192,9 +198,7 @@ describe("the packages on a registry", () => {
         env: cleanEnv({
           SVC_PORT: "0",
           SVC_HOST: "127.0.0.1",
-          ...(target.dialect === "postgres"
-            ? { DATABASE_URL: target.url }
-            : { SVC_DB_PATH: target.path }),
+          ...serverDatabaseEnv(target),
         }),
         ready: /listening on (http:\/\/\S+)/,
         timeoutMs: 60_000,
