@@ -163,16 +163,24 @@ export function matchTarget<T>(target: TestDatabaseTarget, cases: TargetCases<T>
 }
 
 /**
- * The connection string of a Postgres target, for a test that talks to
- * Postgres itself (a second pool, `pg`, `pg_dump`); throws on a SQLite target.
+ * `target` as a Postgres target, for a test that only runs on Postgres and
+ * needs its URL and schema (`pg_dump --schema`); throws on a SQLite target.
  */
-export function postgresUrl(target: TestDatabaseTarget): string {
+export function postgresTarget(target: TestDatabaseTarget): PostgresTestTarget {
   return matchTarget(target, {
     sqlite: () => {
       throw new Error("a Postgres test database was expected, not SQLite");
     },
-    postgres: ({ url }) => url,
+    postgres: (postgres) => postgres,
   });
+}
+
+/**
+ * The connection string of a Postgres target, for a test that talks to
+ * Postgres itself (a second pool, `pg`); throws on a SQLite target.
+ */
+export function postgresUrl(target: TestDatabaseTarget): string {
+  return postgresTarget(target).url;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { createHash, createHmac } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { dialectFor } from "@svc/store";
 import { type TestDatabase, testDatabases } from "@svc/tooling/databases";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startOnFreshDatabase } from "./app-server.js";
@@ -85,7 +86,7 @@ function sha256Hex(value: string): string {
 function tablesOf(server: AuthTestServer) {
   const { db, dialect, schema } = server.auth.database;
   return {
-    sessions: dialect === "sqlite" && schema !== undefined ? db.withSchema(schema) : db,
+    sessions: dialectFor(dialect).withAttachedSchema(db, schema),
     accounts: db,
   };
 }
@@ -1028,8 +1029,7 @@ describe.each(testDatabases())("credentials over HTTP on $name", (database) => {
     using dir = tempDir();
     const env = {
       ...DEV,
-      ...databaseEnv(db.target),
-      ...(database.name === "sqlite" && { SVC_SESSION_DB: join(dir.path, "sessions.db") }),
+      ...databaseEnv(db.target, { sessionsFile: join(dir.path, "sessions.db") }),
     };
     const restartClock = createClock();
     let session: SignInBody;
@@ -1151,9 +1151,8 @@ describe.each(testDatabases())(
       for (const name of ["one", "two"]) {
         keys.push((await createKey(server, first.token, { name })).key);
       }
-      const { db, schema } = server.auth.database;
-      const sessions =
-        database.name === "sqlite" && schema !== undefined ? db.withSchema(schema) : db;
+      const { db, dialect, schema } = server.auth.database;
+      const sessions = dialectFor(dialect).withAttachedSchema(db, schema);
       await db
         .insertInto("svc_linked_accounts")
         .values({

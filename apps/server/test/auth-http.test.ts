@@ -558,8 +558,7 @@ describe.each(testDatabases())("auth over HTTP on $name", (database) => {
       using dir = tempDir();
       const env = {
         ...DEV,
-        ...databaseEnv(db.target),
-        ...(database.name === "sqlite" && { SVC_SESSION_DB: join(dir.path, "sessions.db") }),
+        ...databaseEnv(db.target, { sessionsFile: join(dir.path, "sessions.db") }),
       };
       let signedIn: SignInBody;
       {

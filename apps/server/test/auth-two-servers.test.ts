@@ -1,4 +1,4 @@
-import { testDatabases } from "@svc/tooling/databases";
+import { postgresTestDatabase } from "@svc/tooling/databases";
 import { describe, expect, it } from "vitest";
 import {
   createTestDatabase,
@@ -17,7 +17,7 @@ import { databaseEnv } from "./fixtures.js";
 // up after a lost signal connection). Without them a cached token would be
 // accepted for up to a second after its revocation.
 
-const postgres = testDatabases().find((database) => database.name === "postgres");
+const postgres = postgresTestDatabase();
 
 /** Milliseconds until `server` refuses `token` with 401, polling every 5 ms (fails after 2 s). */
 async function msUntilRefused(server: { url: string }, token: string): Promise<number> {

@@ -11,7 +11,11 @@ import {
 } from "node:fs";
 import { rename } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
+import {
+  postgresTarget,
+  postgresTestDatabase,
+  type TestDatabaseTarget,
+} from "@svc/tooling/databases";
 import Database from "better-sqlite3";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { BACKUP_ERROR_CODES, type BackupManifest } from "../src/cli/backup-format.js";
@@ -646,19 +650,19 @@ describe.runIf(postgresURL !== undefined)(
     });
 
     function postgresDatabase() {
-      const database = testDatabases().find((candidate) => candidate.name === "postgres");
+      const database = postgresTestDatabase();
       if (database === undefined) throw new Error("SVC_TEST_DATABASE_URL is set but unused");
       return database;
     }
 
     it("dump a running server's database and restore it over later writes; a server boots on it with the rows and sessions", async () => {
       target = await postgresDatabase().create();
-      if (target.dialect !== "postgres") throw new Error("expected Postgres");
+      const { url, schema } = postgresTarget(target);
       using dir = tempDir();
       const env = {
         SVC_MANIFEST: TODO_MANIFEST,
         SVC_ADMIN_TOKEN: ADMIN_TOKEN,
-        DATABASE_URL: target.url,
+        DATABASE_URL: url,
         SVC_FILES_DIR: join(dir.path, "files"),
       };
       const dump = join(dir.path, "svc.dump");
@@ -685,7 +689,7 @@ describe.runIf(postgresURL !== undefined)(
         const dumpRun = await run("pg_dump", [
           "--format=custom",
           "--no-owner",
-          `--schema=${target.schema}`,
+          `--schema=${schema}`,
           `--file=${dump}`,
           postgresURL ?? "",
         ]);

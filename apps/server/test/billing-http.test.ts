@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { testDatabases } from "@svc/tooling/databases";
+import { matchTarget, testDatabases } from "@svc/tooling/databases";
 import Stripe from "stripe";
 import { beforeEach, describe, expect, it } from "vitest";
 import { parseConfig } from "../src/config.js";
@@ -17,7 +17,7 @@ import {
   startAuthServer,
   startHttpStub,
 } from "./auth-fixtures.js";
-import { ADMIN_TOKEN, adminRequest, tempDir } from "./fixtures.js";
+import { ADMIN_TOKEN, adminRequest, databaseEnv, tempDir } from "./fixtures.js";
 import { entity, signInManifest, testManifest, writeTestApp } from "./test-app.js";
 
 // Billing through the composed server, configured only by the environment,
@@ -100,7 +100,7 @@ describe.each(testDatabases())("billing through the server on $name", (database)
     });
     return () => processor[Symbol.asyncDispose]();
   });
-  const billingEnv = ({ dir }: AppPlace): Record<string, string> => ({
+  const billingEnv = ({ dir, target }: AppPlace): Record<string, string> => ({
     SVC_PUBLIC_URL: "https://svc.example",
     SVC_RATE_LIMIT: "off",
     SVC_PAYMENT_API_KEY: "sk_test_server",
@@ -108,7 +108,7 @@ describe.each(testDatabases())("billing through the server on $name", (database)
     SVC_PAYMENT_API_BASE: processor.url,
     // On SQLite sessions live in memory unless given a file: a second
     // server on the same files shares them only through one.
-    ...(database.name === "sqlite" && { SVC_SESSION_DB: join(dir, "sessions.db") }),
+    ...databaseEnv(target, { sessionsFile: join(dir, "sessions.db") }),
   });
   const app = appServerPerTest(database, { writeApp, env: billingEnv });
 
@@ -273,7 +273,9 @@ describe.each(testDatabases())("billing through the server on $name", (database)
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
     // One journal poll: 50 ms on Postgres, 250 ms on SQLite.
-    expect(performance.now() - started).toBeLessThan(database.name === "postgres" ? 200 : 600);
+    expect(performance.now() - started).toBeLessThan(
+      matchTarget(app.target, { sqlite: () => 600, postgres: () => 200 }),
+    );
     expect((await planOn(other)).body).toEqual({ entitlements: ["price_pro"] });
   });
 

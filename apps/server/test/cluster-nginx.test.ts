@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { ChangeFrame, ServerFrame } from "@svc/sync";
-import { testDatabases } from "@svc/tooling/databases";
+import { postgresTestDatabase } from "@svc/tooling/databases";
 import { type RunningNginx, requireNginx, startNginx } from "@svc/tooling/nginx";
 import pg from "pg";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from "vitest";
@@ -21,7 +21,7 @@ import { connectWs } from "./ws-client.js";
 // reconnect through nginx to a survivor and resume from their cursor with
 // no gap and no duplicate. nginx missing fails the suite: .ci/run installs it.
 
-const postgres = testDatabases().find((database) => database.name === "postgres");
+const postgres = postgresTestDatabase();
 
 /** Every wait in this file gives up after this long. */
 const DEADLINE_MS = 20_000;

@@ -1,4 +1,4 @@
-import { testDatabases } from "@svc/tooling/databases";
+import { matchTarget, testDatabases } from "@svc/tooling/databases";
 import { beforeEach, describe, expect, it } from "vitest";
 import { appServerPerTest } from "./app-server.js";
 import {
@@ -163,11 +163,13 @@ describe.each(testDatabases())("Idempotency-Key on $name", (database) => {
     await entered.promise;
     // The first holds its transaction (and the key) open while the second arrives.
     const second = readJSON<{ id: string }>(call("addNote", { body: "race" }, "key-4"));
-    const target = app.target;
-    if (target.dialect === "postgres") {
+    await matchTarget(app.target, {
+      sqlite: async () => undefined,
       // Wait until the second is really blocked on the key's row lock.
-      await expect.poll(() => blockedOnLock(target.url)).toBe(true);
-    }
+      postgres: async ({ url }) => {
+        await expect.poll(() => blockedOnLock(url)).toBe(true);
+      },
+    });
     held.open();
     const [a, b] = await Promise.all([first, second]);
     expect(a.status).toBe(200);

@@ -11,7 +11,7 @@ import {
   registerPassword,
   request,
 } from "./auth-fixtures.js";
-import { adminRequest } from "./fixtures.js";
+import { adminRequest, databaseEnv } from "./fixtures.js";
 import { entity, OWNER, ownRowsPolicy, signInManifest, writeTestApp } from "./test-app.js";
 
 // Durable jobs through the composed server, on every database:
@@ -88,7 +88,7 @@ describe.each(testDatabases())("jobs through the server on $name", (database) =>
   const app = appServerPerTest(database, {
     writeApp,
     env: ({ dir, target }) => ({
-      ...(target.dialect === "sqlite" && { SVC_JOBS_DB: join(dir, "jobs.db") }),
+      ...databaseEnv(target, { jobsFile: join(dir, "jobs.db") }),
       SVC_RATE_LIMIT: "off",
     }),
   });

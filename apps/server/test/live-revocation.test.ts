@@ -1,6 +1,6 @@
 import { connect } from "node:net";
 import type { ServerFrame } from "@svc/sync";
-import { testDatabases } from "@svc/tooling/databases";
+import { postgresTestDatabase, testDatabases } from "@svc/tooling/databases";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { appServerPerTest } from "./app-server.js";
 import {
@@ -357,7 +357,7 @@ describe.each(testDatabases())(
   },
 );
 
-const postgres = testDatabases().find((database) => database.name === "postgres");
+const postgres = postgresTestDatabase();
 
 describe.skipIf(postgres === undefined)(
   "revocation across two server processes on Postgres",

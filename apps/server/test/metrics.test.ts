@@ -1,3 +1,4 @@
+import { dialectFor } from "@svc/store";
 import { testDatabases } from "@svc/tooling/databases";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -123,9 +124,9 @@ describe.each(testDatabases())("/metrics for scale-out on $name", (database) => 
       SVC_PAYMENT_API_KEY: "sk_test_metrics",
     };
     await using a = await startAuthServer(env);
-    const postgres = database.name === "postgres";
+    const concurrentWriters = dialectFor(database.name).concurrentWriters;
     // On Postgres a second server shares the database.
-    await using b = postgres ? await startAuthServer(env) : undefined;
+    await using b = concurrentWriters ? await startAuthServer(env) : undefined;
     const alice = await registerPassword(a, "alice@example.com");
     for (const server of b === undefined ? [a] : [a, b]) {
       for (let i = 0; i < 2; i++) {
@@ -134,7 +135,7 @@ describe.each(testDatabases())("/metrics for scale-out on $name", (database) => 
         );
       }
     }
-    if (postgres) {
+    if (concurrentWriters) {
       // No live client yet: neither server reads the other's commits.
       for (const server of [a, b]) {
         expect((await scrape(server as AuthTestServer)).get("svc_sync_feed_paused")).toBe(1);
@@ -170,7 +171,7 @@ describe.each(testDatabases())("/metrics for scale-out on $name", (database) => 
     ).toBeGreaterThanOrEqual(1);
     expect(after.get('svc_cache_requests_total{cache="api_key",result="miss"}')).toBe(0);
     expect(after.get('svc_cache_entries{cache="session"}')).toBe(0);
-    if (postgres) {
+    if (concurrentWriters) {
       expect(growth(before, after, "svc_sync_horizon_wait_seconds_count")).toBeGreaterThanOrEqual(
         1,
       );

@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
+import { matchTarget, type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempDir } from "./fixtures.js";
 import { svc } from "./svc-cli.js";
@@ -135,7 +135,10 @@ describe.each(testDatabases())("svc policy check and lint --measure on $name", (
 
   beforeAll(async () => {
     target = await database.create();
-    sqlFlags = target.dialect === "postgres" ? ["--database-url", target.url] : [];
+    sqlFlags = matchTarget<string[]>(target, {
+      sqlite: () => [],
+      postgres: ({ url }) => ["--database-url", url],
+    });
   });
 
   afterAll(async () => {
@@ -159,9 +162,11 @@ describe.each(testDatabases())("svc policy check and lint --measure on $name", (
     expect(out).toContain('caller {"userId":"u1","tenantId":"t1","roles":["owner"]}');
     expect(out).toContain("holds: Project.update: data.orgId == existing.orgId");
     expect(out).toMatch(/sqlite: the SQL agrees with the evaluator on all \d+ candidates/);
-    if (target.dialect === "postgres") {
-      expect(out).toMatch(/postgres: the SQL agrees with the evaluator on all \d+ candidates/);
-    }
+    matchTarget(target, {
+      sqlite: () => undefined,
+      postgres: () =>
+        expect(out).toMatch(/postgres: the SQL agrees with the evaluator on all \d+ candidates/),
+    });
     expect(out).toMatch(
       /searched \d+ callers \(userId null, "u1"; tenantId null, "t1"; roles ⊆ \{owner\}/,
     );
@@ -212,6 +217,9 @@ describe.each(testDatabases())("svc policy check and lint --measure on $name", (
     expect(out).toMatch(
       /measured CREATE INDEX "Todo_by_ownerId" ON "Todo" \("ownerId"\); on sqlite, 2000 rows: [\d.]+ ms -> [\d.]+ ms per query/,
     );
-    if (target.dialect === "postgres") expect(out).toContain("on postgres, 2000 rows");
+    matchTarget(target, {
+      sqlite: () => undefined,
+      postgres: () => expect(out).toContain("on postgres, 2000 rows"),
+    });
   });
 });

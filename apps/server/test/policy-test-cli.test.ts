@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
+import { matchTarget, type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempDir } from "./fixtures.js";
 import { svc } from "./svc-cli.js";
@@ -23,7 +23,10 @@ describe.each(testDatabases())("svc policy test on $name", (database) => {
 
   beforeAll(async () => {
     target = await database.create();
-    sqlFlags = target.dialect === "postgres" ? ["--database-url", target.url] : [];
+    sqlFlags = matchTarget<string[]>(target, {
+      sqlite: () => [],
+      postgres: ({ url }) => ["--database-url", url],
+    });
   });
 
   afterAll(async () => {
@@ -36,7 +39,9 @@ describe.each(testDatabases())("svc policy test on $name", (database) => {
     expect(out).toMatch(
       /^ok .*policies\.test\.json: \d+ checks pass \(evaluator, sqlite(, postgres)?\)\n$/,
     );
-    expect(out).toContain(target.dialect === "postgres" ? "sqlite, postgres)" : "sqlite)");
+    expect(out).toContain(
+      matchTarget(target, { sqlite: () => "sqlite)", postgres: () => "sqlite, postgres)" }),
+    );
     expect(code).toBe(0);
   });
 

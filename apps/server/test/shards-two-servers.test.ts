@@ -1,5 +1,5 @@
 import type { ShardServerFrame } from "@svc/sync";
-import { testDatabases } from "@svc/tooling/databases";
+import { postgresTestDatabase } from "@svc/tooling/databases";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, registerPassword, type SignInBody } from "./auth-fixtures.js";
 import { databaseEnv, tempDir } from "./fixtures.js";
@@ -44,7 +44,7 @@ function writeApp(dir: string): string {
   });
 }
 
-const postgres = testDatabases().find((database) => database.name === "postgres");
+const postgres = postgresTestDatabase();
 
 async function next(client: WsClient): Promise<ShardServerFrame> {
   return (await client.next()) as unknown as ShardServerFrame;

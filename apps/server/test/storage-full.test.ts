@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { adminAuth, isStorageFull } from "@svc/schema";
 import type { FrameworkTransaction } from "@svc/store";
-import { testDatabases } from "@svc/tooling/databases";
+import { postgresTestDatabases, postgresUrl } from "@svc/tooling/databases";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import {
@@ -153,46 +153,41 @@ describe("a full disk on sqlite", () => {
 // Postgres does when a table file cannot grow, on the entity table, the
 // rate-limit table and the readiness probe's table. Dropping them is the
 // space coming back.
-describe.each(testDatabases().filter((database) => database.name === "postgres"))(
-  "a full disk on $name",
-  (database) => {
-    it("answers 507 STORAGE_FULL on writes and sign-in, takes /readyz out, and recovers", async () => {
-      await using db = await createTestDatabase(database);
-      if (db.target.dialect !== "postgres") throw new Error("a Postgres target was expected");
-      await using server = await startAuthServer(databaseEnv(db.target), createClock(Date.now()));
-      const email = "full-disk@example.com";
-      await registerPassword(server, email, PASSWORD);
-      const login = () => post(server, "/api/auth/password/login", { email, password: PASSWORD });
-      const client = new pg.Client({ connectionString: db.target.url });
-      await client.connect();
-      const tables = ['"List"', "svc_rate_limits", "_svc_storage_probe"];
-      try {
-        await client.query(
-          "create table if not exists _svc_storage_probe (id integer primary key, data bytea not null)",
-        );
-        await client.query(`create function svc_test_disk_full() returns trigger language plpgsql as $$
+describe.each(postgresTestDatabases())("a full disk on $name", (database) => {
+  it("answers 507 STORAGE_FULL on writes and sign-in, takes /readyz out, and recovers", async () => {
+    await using db = await createTestDatabase(database);
+    await using server = await startAuthServer(databaseEnv(db.target), createClock(Date.now()));
+    const email = "full-disk@example.com";
+    await registerPassword(server, email, PASSWORD);
+    const login = () => post(server, "/api/auth/password/login", { email, password: PASSWORD });
+    const client = new pg.Client({ connectionString: postgresUrl(db.target) });
+    await client.connect();
+    const tables = ['"List"', "svc_rate_limits", "_svc_storage_probe"];
+    try {
+      await client.query(
+        "create table if not exists _svc_storage_probe (id integer primary key, data bytea not null)",
+      );
+      await client.query(`create function svc_test_disk_full() returns trigger language plpgsql as $$
           begin raise exception 'could not extend file: No space left on device' using errcode = 'disk_full'; end $$`);
-        for (const table of tables) {
-          await client.query(
-            `create trigger svc_test_disk_full before insert or update on ${table}
+      for (const table of tables) {
+        await client.query(
+          `create trigger svc_test_disk_full before insert or update on ${table}
              for each row execute function svc_test_disk_full()`,
-          );
-        }
-        expect(await answerOf(insertTodo(server))).toEqual(STORAGE_FULL);
-        expect(await answerOf(login())).toEqual(STORAGE_FULL);
-        expect(await answerOf(fetch(`${server.url}/readyz`))).toEqual(STORAGE_FULL);
-        server.clock.advance(5_000);
-        expect(await answerOf(fetch(`${server.url}/readyz`))).toEqual(STORAGE_FULL);
-
-        for (const table of tables)
-          await client.query(`drop trigger svc_test_disk_full on ${table}`);
-        server.clock.advance(5_000);
-        expect(await answerOf(fetch(`${server.url}/readyz`))).toMatchObject({ status: 200 });
-        expect((await insertTodo(server)).status).toBe(201);
-        expect((await login()).status).toBe(200);
-      } finally {
-        await client.end();
+        );
       }
-    });
-  },
-);
+      expect(await answerOf(insertTodo(server))).toEqual(STORAGE_FULL);
+      expect(await answerOf(login())).toEqual(STORAGE_FULL);
+      expect(await answerOf(fetch(`${server.url}/readyz`))).toEqual(STORAGE_FULL);
+      server.clock.advance(5_000);
+      expect(await answerOf(fetch(`${server.url}/readyz`))).toEqual(STORAGE_FULL);
+
+      for (const table of tables) await client.query(`drop trigger svc_test_disk_full on ${table}`);
+      server.clock.advance(5_000);
+      expect(await answerOf(fetch(`${server.url}/readyz`))).toMatchObject({ status: 200 });
+      expect((await insertTodo(server)).status).toBe(201);
+      expect((await login()).status).toBe(200);
+    } finally {
+      await client.end();
+    }
+  });
+});

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { testDatabases } from "@svc/tooling/databases";
+import { postgresTestDatabase, testDatabases } from "@svc/tooling/databases";
 import { afterEach, describe, expect, it } from "vitest";
 import { STUDIO_SESSIONS_TABLE, studioSessionTable } from "../src/studio/studio-session-table.js";
 import { createStudioSessions } from "../src/studio/studio-sessions.js";
@@ -136,7 +136,7 @@ describe.each(testDatabases())("studio sessions on $name", (database) => {
   });
 });
 
-const postgres = testDatabases().find((database) => database.name === "postgres");
+const postgres = postgresTestDatabase();
 
 describe.skipIf(postgres === undefined)("studio sessions on two servers sharing Postgres", () => {
   it("a sign-in on one works on the other, and a sign-out on one is refused by the other at once", async () => {

@@ -1,5 +1,5 @@
 import type { ChangeFrame, ServerFrame } from "@svc/sync";
-import { testDatabases } from "@svc/tooling/databases";
+import { postgresTestDatabase } from "@svc/tooling/databases";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { appServerPerTest, startAppServer } from "./app-server.js";
 import { writeAssignedTasksApp } from "./assigned-tasks-app.js";
@@ -18,7 +18,7 @@ import { connectWs, type WsClient } from "./ws-client.js";
 // change log's LISTEN/NOTIFY feed, once and in order; a client cut off with
 // its server resumes on the other by pull with no gap and no duplicate.
 
-const postgres = testDatabases().find((database) => database.name === "postgres");
+const postgres = postgresTestDatabase();
 
 interface Pulled {
   changes: { cursor: string; entity: string; op: string; rowId: string }[];

@@ -8,7 +8,7 @@ import {
   SimpleSpanProcessor,
   TracerProvider,
 } from "@opentelemetry/sdk-trace";
-import { type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
+import { matchTarget, type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { RunningServer } from "../src/start-server.js";
 import {
@@ -154,7 +154,7 @@ describe.each(testDatabases())("spans on $name", (database) => {
     const transaction = only(spans, "store.transaction");
     expect(parentOf(transaction)).toBe(run.spanContext().spanId);
     expect(transaction.attributes["db.system.name"]).toBe(
-      database.name === "postgres" ? "postgresql" : "sqlite",
+      matchTarget(target, { sqlite: () => "sqlite", postgres: () => "postgresql" }),
     );
     const insert = only(spans, "store.insert", { "svc.entity": "Todo" });
     expect(parentOf(insert)).toBe(transaction.spanContext().spanId);
