@@ -1,6 +1,6 @@
-import type { AddressInfo } from "node:net";
 import { anonymousAuth, createAuthContext } from "@svc/schema";
 import { errorHandler, setCaller } from "@svc/schema/http";
+import { closeFakeServers, serveOnLoopback } from "@svc/tooling/http-server";
 import express from "express";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createEntityRouter } from "../src/express.js";
@@ -15,7 +15,6 @@ import { adminAs, databases, todoInput, useStore } from "./fixture.js";
 describe.each(databases)("createEntityRouter on $name", (database) => {
   const fixture = useStore(database, { migrate: false });
   let base = "";
-  let close: () => Promise<void> = async () => {};
 
   beforeEach(async () => {
     const { store } = fixture();
@@ -35,12 +34,9 @@ describe.each(databases)("createEntityRouter on $name", (database) => {
     });
     app.use(createEntityRouter(store));
     app.use(errorHandler<express.Request>());
-    const server = app.listen(0, "127.0.0.1");
-    await new Promise<void>((resolve) => server.once("listening", () => resolve()));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    close = () => new Promise<void>((resolve) => server.close(() => resolve()));
+    base = await serveOnLoopback(app);
   });
-  afterEach(() => close());
+  afterEach(closeFakeServers);
 
   const send = (
     method: string,
