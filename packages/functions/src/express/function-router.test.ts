@@ -1,8 +1,8 @@
-import type { AddressInfo } from "node:net";
 import { adminAuth, anonymousAuth, createAuthContext } from "@svc/schema";
 import { errorHandler, setCaller } from "@svc/schema/http";
 import { idempotencyMigrations } from "@svc/store";
 import { testDatabases } from "@svc/tooling/databases";
+import { closeFakeServers, serveOnLoopback } from "@svc/tooling/http-server";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useTestRunner } from "../../test/runner-fixture.js";
@@ -15,7 +15,6 @@ import { createFunctionRouter } from "./function-router.js";
 describe.each(testDatabases())("createFunctionRouter on $name", (database) => {
   const fixture = useTestRunner(database);
   let base = "";
-  let close: () => Promise<void> = async () => {};
 
   beforeAll(async () => {
     await fixture.store.migrate({ packages: [idempotencyMigrations()] });
@@ -31,12 +30,9 @@ describe.each(testDatabases())("createFunctionRouter on $name", (database) => {
     });
     app.use(createFunctionRouter(fixture.runner, { bodyLimitBytes: 1024 }));
     app.use(errorHandler<express.Request>());
-    const server = app.listen(0, "127.0.0.1");
-    await new Promise<void>((resolve) => server.once("listening", () => resolve()));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    close = () => new Promise<void>((resolve) => server.close(() => resolve()));
+    base = await serveOnLoopback(app);
   });
-  afterAll(() => close());
+  afterAll(closeFakeServers);
 
   const call = (name: string, body: string, headers: Record<string, string> = {}) =>
     fetch(`${base}/api/fn/${name}`, {
