@@ -1,5 +1,3 @@
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import {
   adminTokenResolver,
   authErrorHandler,
@@ -8,6 +6,7 @@ import {
 } from "@svc/auth-core/express";
 import { createAuthContext } from "@svc/schema";
 import { testDatabases } from "@svc/tooling/databases";
+import { closeFakeServers, serveOnLoopback } from "@svc/tooling/http-server";
 import express, { type Express } from "express";
 import { afterEach, describe, expect, it } from "vitest";
 import { createBillingRouter, isBillingWebhook } from "../src/express.js";
@@ -33,22 +32,7 @@ const testTokens: BearerResolver = (token) => {
   return null;
 };
 
-let servers: Server[] = [];
-afterEach(async () => {
-  for (const server of servers) {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-  servers = [];
-});
-
-async function listen(app: Express): Promise<string> {
-  const server: Server = await new Promise((resolve) => {
-    const listening = app.listen(0, "127.0.0.1", () => resolve(listening));
-  });
-  servers.push(server);
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
+afterEach(closeFakeServers);
 
 /** An app as a server would compose it: caller resolution skipped on the webhook, then the router. */
 function appFor(billing: Billing, errors: unknown[], before?: express.RequestHandler): Express {
@@ -89,7 +73,7 @@ describe.each(testDatabases())("billing routes on $name", (database) => {
   async function boot(billing?: Billing) {
     const f = fixture();
     const errors: unknown[] = [];
-    const url = await listen(appFor(billing ?? f.billing, errors));
+    const url = await serveOnLoopback(appFor(billing ?? f.billing, errors));
     return { f, url, errors };
   }
 
@@ -226,7 +210,7 @@ describe.each(testDatabases())("billing routes on $name", (database) => {
   it("reports a JSON parser mounted before the router as a wiring mistake", async () => {
     const f = fixture();
     const errors: unknown[] = [];
-    const url = await listen(appFor(f.billing, errors, express.json()));
+    const url = await serveOnLoopback(appFor(f.billing, errors, express.json()));
     const payload = subscriptionEvent({
       id: "evt_1",
       created: f.seconds(),
