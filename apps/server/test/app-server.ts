@@ -1,5 +1,5 @@
 import type { TestDatabase, TestDatabaseTarget } from "@svc/tooling/databases";
-import { beforeEach } from "vitest";
+import { beforeAll, beforeEach } from "vitest";
 import type { RunningServer } from "../src/start-server.js";
 import {
   type AuthTestServer,
@@ -24,7 +24,17 @@ export interface AppPlace {
 /** A server the fixture can close at the end of a test. */
 export type ClosableServer = RunningServer & { [Symbol.asyncDispose](): Promise<void> };
 
+/** How long the app lives: one per test (the default), or one for the whole suite. */
+export type AppScope = "test" | "suite";
+
+/** The hook that opens what lives for `scope`; both close it with the cleanup they are given. */
+function openHook(scope: AppScope = "test"): typeof beforeAll {
+  return scope === "suite" ? beforeAll : beforeEach;
+}
+
 export interface AppServerOptions<S extends ClosableServer> {
+  /** Per test by default. */
+  readonly scope?: AppScope;
   /** Writes the app into `dir` and returns its manifest's path. */
   readonly writeApp: (dir: string) => string;
   /** Server environment beyond the database and SVC_MANIFEST; a function may read the app's place. */
@@ -86,17 +96,22 @@ export async function startOnFreshDatabase(
 }
 
 /**
- * Registers a `beforeEach` in the calling suite that gives each test a
- * fresh database and a temp directory with the app `writeApp` writes;
- * returns a handle to the current test's. Both are gone after the test.
+ * Registers a `beforeEach` (with scope "suite", a `beforeAll`) in the
+ * calling suite that gives each test a fresh database and a temp directory
+ * with the app `writeApp` writes; returns a handle to the current one.
+ * Both are gone after the test (or the suite).
  */
-export function appPerTest(database: TestDatabase, writeApp: (dir: string) => string): AppPlace {
+export function appPerTest(
+  database: TestDatabase,
+  writeApp: (dir: string) => string,
+  scope?: AppScope,
+): AppPlace {
   let current: AppPlace | undefined;
   const opened = (): AppPlace => {
     if (current === undefined) throw new Error("the test app exists only inside a test");
     return current;
   };
-  beforeEach(async () => {
+  openHook(scope)(async () => {
     const db = await createTestDatabase(database);
     const dir = tempDir();
     const remove = async (): Promise<void> => {
@@ -127,8 +142,8 @@ export function appPerTest(database: TestDatabase, writeApp: (dir: string) => st
 
 /**
  * The app of {@link appPerTest} with the server booted on it before each
- * test. The server closes after the suite's own `afterEach` hooks, so they
- * may still use it.
+ * test (or once, with scope "suite"). The server closes after the suite's
+ * own `afterEach` (`afterAll`) hooks, so they may still use it.
  *
  * @example
  * const app = appServerPerTest(database, { writeApp, env: { SVC_RATE_LIMIT: "off" } });
@@ -139,7 +154,7 @@ export function appServerPerTest<S extends ClosableServer = AuthTestServer>(
   options: AppServerOptions<S>,
 ): AppServer<S> {
   const start = options.start ?? (startAppServer as unknown as NonNullable<typeof options.start>);
-  const place = appPerTest(database, options.writeApp);
+  const place = appPerTest(database, options.writeApp, options.scope);
   let current: { server: S; closed?: true } | undefined;
   const running = (): { server: S; closed?: true } => {
     if (current === undefined) throw new Error("the app server runs only inside a test");
@@ -155,7 +170,7 @@ export function appServerPerTest<S extends ClosableServer = AuthTestServer>(
     ...extra,
   });
 
-  beforeEach(async () => {
+  openHook(options.scope)(async () => {
     current = { server: await start(place, env()) };
     return async () => {
       const closing = current;

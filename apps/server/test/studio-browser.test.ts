@@ -1,10 +1,12 @@
 import { adminAuth } from "@svc/store";
-import { launchBrowser, screenshotOnFailure } from "@svc/tooling/browser";
+import { screenshotOnFailure } from "@svc/tooling/browser";
 import { testDatabases } from "@svc/tooling/databases";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type AuthTestServer, createTestDatabase, readJSON } from "./auth-fixtures.js";
-import { ADMIN_TOKEN, adminRequest, tempDir } from "./fixtures.js";
-import { startStudioServer, writeStudioApp } from "./studio-fixtures.js";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { appServerPerTest } from "./app-server.js";
+import { type AuthTestServer, readJSON } from "./auth-fixtures.js";
+import { type BrowserContext, browserPerFile, type Page } from "./browser.js";
+import { ADMIN_TOKEN, adminRequest } from "./fixtures.js";
+import { STUDIO_APP } from "./studio-fixtures.js";
 
 // The studio as an admin uses it, in headless Chromium against the real
 // server: sign in with the admin token, open an entity, edit a row and see
@@ -13,41 +15,19 @@ import { startStudioServer, writeStudioApp } from "./studio-fixtures.js";
 // the page asked for; sign-out. A failure leaves screenshots in
 // test-artifacts/.
 
-type Browser = Awaited<ReturnType<typeof launchBrowser>>;
-type BrowserContext = Awaited<ReturnType<Browser["newContext"]>>;
-type Page = Awaited<ReturnType<BrowserContext["newPage"]>>;
-
 /** Would show a dialog if any page ran it. */
 const HOSTILE_TITLE = `<img src=x onerror="alert('xss')"><script>alert('xss')</script>`;
 
-let browser: Browser;
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.[Symbol.asyncDispose]();
-});
+const chromium = browserPerFile();
 
 describe.each(testDatabases())("the studio in a browser on $name", (database) => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  let dir: ReturnType<typeof tempDir>;
+  const app = appServerPerTest(database, { ...STUDIO_APP, scope: "suite" });
   let server: AuthTestServer;
   /** Script errors, console errors (a CSP refusal among them) and unexpected dialogs. */
   const problems: string[] = [];
 
-  beforeAll(async () => {
-    db = await createTestDatabase(database);
-    dir = tempDir();
-    writeStudioApp(dir.path);
-    server = await startStudioServer(db.target, dir.path);
-  });
-
-  afterAll(async () => {
-    await server?.[Symbol.asyncDispose]();
-    dir?.[Symbol.dispose]();
-    await db?.[Symbol.asyncDispose]();
+  beforeAll(() => {
+    server = app.server;
   });
 
   afterEach(() => {
@@ -102,7 +82,7 @@ describe.each(testDatabases())("the studio in a browser on $name", (database) =>
 
   it("signs in with the admin token, edits a row and shows the change, on the page and through the API", async () => {
     const id = await insertNote("Water the plants", 1);
-    const context = await browser.newContext();
+    const context = await chromium.browser.newContext();
     await screenshotOnFailure(context, `studio-edit-${database.name}`, async () => {
       const page = await openPage(context);
       await signIn(page, "not the token");
@@ -177,7 +157,7 @@ describe.each(testDatabases())("the studio in a browser on $name", (database) =>
   });
 
   it("inserts and deletes a row through the forms", async () => {
-    const context = await browser.newContext();
+    const context = await chromium.browser.newContext();
     await screenshotOnFailure(context, `studio-insert-delete-${database.name}`, async () => {
       const page = await openPage(context, "/studio/entities/Note/new");
       // Sign-in returns to the page that asked for it.
@@ -210,7 +190,7 @@ describe.each(testDatabases())("the studio in a browser on $name", (database) =>
 
   it("keeps tables readable: short ids with a copy button, one-line sticky headers, cells edited in place", async () => {
     const id = await insertNote("Edit me in place", 4);
-    const context = await browser.newContext({
+    const context = await chromium.browser.newContext({
       permissions: ["clipboard-read", "clipboard-write"],
     });
     await screenshotOnFailure(context, `studio-tables-${database.name}`, async () => {
@@ -302,7 +282,7 @@ describe.each(testDatabases())("the studio in a browser on $name", (database) =>
 
   it("shows markup in a row as text, never running it", async () => {
     const id = await insertNote(HOSTILE_TITLE, 3);
-    const context = await browser.newContext();
+    const context = await chromium.browser.newContext();
     await screenshotOnFailure(context, `studio-xss-${database.name}`, async () => {
       const page = await openPage(context, `/studio/entities/Note?field=id&value=${id}`);
       await signIn(page);

@@ -5,7 +5,7 @@ import {
   type TestDatabaseTarget,
 } from "@svc/tooling/databases";
 import { afterEach, beforeEach, expect } from "vitest";
-import { type AppServer, appServerPerTest } from "./app-server.js";
+import { type AppServer, type AppServerOptions, appServerPerTest } from "./app-server.js";
 import { type AuthTestServer, createClock, startAuthServer } from "./auth-fixtures.js";
 import { ADMIN_TOKEN } from "./fixtures.js";
 import { entity, OWNER, ownRowsPolicy, signInManifest, writeTestApp } from "./test-app.js";
@@ -81,6 +81,12 @@ export function startStudioServer(
   );
 }
 
+/** The studio app and how it boots, for the app-server fixture. */
+export const STUDIO_APP: AppServerOptions<AuthTestServer> = {
+  writeApp: writeStudioApp,
+  start: ({ target, dir }, env) => startStudioServer(target, dir, env),
+};
+
 /** The studio app and its server for the current test, with a studio client. */
 export interface StudioPerTest extends AppServer<AuthTestServer> {
   /** A client of the server the test started with; signed in as the admin unless told otherwise. */
@@ -97,10 +103,7 @@ export function studioPerTest(
   database: TestDatabase,
   options: { readonly signIn?: boolean } = {},
 ): StudioPerTest {
-  const app = appServerPerTest(database, {
-    writeApp: writeStudioApp,
-    start: ({ target, dir }, env) => startStudioServer(target, dir, env),
-  });
+  const app = appServerPerTest(database, STUDIO_APP);
   let studio: StudioClient | undefined;
   beforeEach(async () => {
     studio = new StudioClient(app.server);

@@ -1,18 +1,14 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { adminAuth } from "@svc/store";
-import { artifactsDir, launchBrowser, screenshotOnFailure } from "@svc/tooling/browser";
+import { artifactsDir, screenshotOnFailure } from "@svc/tooling/browser";
 import { testDatabases } from "@svc/tooling/databases";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type AuthTestServer,
-  createTestDatabase,
-  post,
-  readJSON,
-  registerPassword,
-} from "./auth-fixtures.js";
-import { ADMIN_TOKEN, adminRequest, tempDir } from "./fixtures.js";
-import { StudioClient, startStudioServer, writeStudioApp } from "./studio-fixtures.js";
+import { appServerPerTest } from "./app-server.js";
+import { type AuthTestServer, post, readJSON, registerPassword } from "./auth-fixtures.js";
+import { type BrowserContext, browserPerFile, type Page } from "./browser.js";
+import { ADMIN_TOKEN, adminRequest } from "./fixtures.js";
+import { STUDIO_APP, StudioClient } from "./studio-fixtures.js";
 import { connectWs, type WsClient } from "./ws-client.js";
 
 // Every studio page in headless Chromium against a server with data in
@@ -21,10 +17,6 @@ import { connectWs, type WsClient } from "./ws-client.js";
 // line, and is photographed. The pictures go to test-artifacts/; with
 // SVC_UPDATE_SCREENSHOTS=1 the SQLite run writes them to docs/studio/ (the
 // screenshots the studio's docs show).
-
-type Browser = Awaited<ReturnType<typeof launchBrowser>>;
-type BrowserContext = Awaited<ReturnType<Browser["newContext"]>>;
-type Page = Awaited<ReturnType<BrowserContext["newPage"]>>;
 
 const VIEWPORT = { width: 1280, height: 800 };
 const DOCS_DIR = join(import.meta.dirname, "..", "..", "..", "docs", "studio");
@@ -205,19 +197,10 @@ const PAGES: readonly StudioPageCase[] = [
   },
 ];
 
-let browser: Browser;
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.[Symbol.asyncDispose]();
-});
+const chromium = browserPerFile();
 
 describe.each(testDatabases())("every studio page in a browser on $name", (database) => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  let dir: ReturnType<typeof tempDir>;
+  const app = appServerPerTest(database, { ...STUDIO_APP, scope: "suite" });
   let server: AuthTestServer;
   let context: BrowserContext;
   const seeded: Seeded = {
@@ -242,12 +225,9 @@ describe.each(testDatabases())("every studio page in a browser on $name", (datab
       : join(artifactsDir(), "studio-pages", database.name);
 
   beforeAll(async () => {
-    db = await createTestDatabase(database);
-    dir = tempDir();
-    writeStudioApp(dir.path);
-    server = await startStudioServer(db.target, dir.path);
+    server = app.server;
     await seed();
-    context = await browser.newContext({ viewport: VIEWPORT });
+    context = await chromium.browser.newContext({ viewport: VIEWPORT });
     // Signed in once; every signed-in page shares the studio cookie.
     const page = await open("/studio");
     await page.getByLabel("Admin token").fill(ADMIN_TOKEN);
@@ -261,9 +241,6 @@ describe.each(testDatabases())("every studio page in a browser on $name", (datab
     stream.abort();
     for (const socket of sockets) socket.socket.terminate();
     await context?.close();
-    await server?.[Symbol.asyncDispose]();
-    dir?.[Symbol.dispose]();
-    await db?.[Symbol.asyncDispose]();
   });
 
   /** Users, keys, rows, studio edits, jobs, an hour of traffic, and live connections. */
@@ -421,7 +398,9 @@ describe.each(testDatabases())("every studio page in a browser on $name", (datab
   it.each(PAGES)("shows $title ($name), readable, and photographed", async (pageCase) => {
     const target = pageCase.path(seeded);
     const own =
-      pageCase.signedIn === false ? await browser.newContext({ viewport: VIEWPORT }) : undefined;
+      pageCase.signedIn === false
+        ? await chromium.browser.newContext({ viewport: VIEWPORT })
+        : undefined;
     await screenshotOnFailure(
       own ?? context,
       `studio-page-${pageCase.name}-${database.name}`,
