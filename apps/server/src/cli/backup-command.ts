@@ -1,10 +1,9 @@
 import { dirname, resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { parseConfig } from "../config.js";
 import { localFilesDir, sqliteFiles } from "../storage-paths.js";
 import { createBackup } from "./backup.js";
 import { BackupError } from "./backup-format.js";
-import type { CliIO } from "./cli-io.js";
+import { type CliCommand, parseCommandLine } from "./cli-command.js";
 import { restoreBackup } from "./restore.js";
 
 /** The usage text of `svc backup` and `svc restore`. */
@@ -44,22 +43,14 @@ function postgresBackupAdvice(command: "backup" | "restore"): string {
  * stderr), 2 usage. Throws `ConfigError` for an invalid environment and
  * `BackupUsageError`.
  */
-export async function runBackupCommand(
-  argv: readonly string[],
-  io: CliIO,
-  env: Readonly<Record<string, string | undefined>>,
-): Promise<number> {
+export const runBackupCommand: CliCommand = async (argv, io, env) => {
   const command = argv[0];
   if (command !== "backup" && command !== "restore") {
     throw new BackupUsageError("expected svc backup or svc restore");
   }
-  const { values, positionals } = parseArgs({
-    args: argv.slice(1),
-    allowPositionals: true,
-    options: {
-      force: { type: "boolean", default: false },
-      help: { type: "boolean", short: "h", default: false },
-    },
+  const { values, positionals } = parseCommandLine(argv.slice(1), {
+    force: { type: "boolean", default: false },
+    help: { type: "boolean", short: "h", default: false },
   });
   if (values.help) {
     io.stdout(BACKUP_USAGE);
@@ -104,4 +95,4 @@ export async function runBackupCommand(
     }
     throw error;
   }
-}
+};

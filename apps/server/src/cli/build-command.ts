@@ -1,8 +1,7 @@
 import { existsSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { loadManifestFile } from "../manifest-file.js";
-import type { CliIO } from "./cli-io.js";
+import { type CliCommand, parseCommandLine } from "./cli-command.js";
 
 /** The usage of `svc build`, printed on `--help` and after a usage error. */
 export const BUILD_USAGE = `Usage: svc build --target edge [options]
@@ -78,22 +77,14 @@ function shown(path: string): string {
  * Returns the exit code; a usage mistake is a `TypeError` from parseArgs or
  * a `BuildError` with code `UNKNOWN_BUILD_TARGET`.
  */
-export async function runBuildCommand(
-  argv: readonly string[],
-  io: CliIO,
-  env: Readonly<Record<string, string | undefined>>,
-): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    options: {
-      target: { type: "string" },
-      manifest: { type: "string" },
-      out: { type: "string" },
-      name: { type: "string" },
-      "no-docs": { type: "boolean", default: false },
-      help: { type: "boolean", short: "h", default: false },
-    },
+export const runBuildCommand: CliCommand = async (argv, io, env) => {
+  const { values, positionals } = parseCommandLine(argv, {
+    target: { type: "string" },
+    manifest: { type: "string" },
+    out: { type: "string" },
+    name: { type: "string" },
+    "no-docs": { type: "boolean", default: false },
+    help: { type: "boolean", short: "h", default: false },
   });
   if (values.help) {
     io.stdout(BUILD_USAGE);
@@ -163,4 +154,4 @@ export async function runBuildCommand(
       : `svc: build: kept ${shown(result.wranglerPath)}\n`,
   );
   return 0;
-}
+};

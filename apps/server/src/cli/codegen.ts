@@ -1,9 +1,8 @@
 import { readdir, writeFile } from "node:fs/promises";
 import { dirname, extname, join, relative, resolve, sep } from "node:path";
-import { parseArgs } from "node:util";
 import { ConfigError } from "../config.js";
 import { loadManifestFile } from "../manifest-file.js";
-import type { CliIO } from "./cli-io.js";
+import { type CliCommand, parseCommandLine } from "./cli-command.js";
 import { type FunctionFileRef, generateApiTypes } from "./generate-api.js";
 
 /** The usage of `svc codegen`, printed on `--help` and after a usage error. */
@@ -99,22 +98,14 @@ async function listFunctionFiles(dir: string, outDir: string): Promise<FunctionF
  * `Api` type. Returns the exit code (0 written); usage mistakes throw
  * `CodegenUsageError`, manifest and file problems `ConfigError`.
  */
-export async function runCodegen(
-  argv: readonly string[],
-  io: CliIO,
-  env: Readonly<Record<string, string | undefined>>,
-): Promise<number> {
+export const runCodegen: CliCommand = async (argv, io, env) => {
   let values: { manifest?: string; out?: string; help?: boolean };
   let positionals: string[];
   try {
-    ({ values, positionals } = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      options: {
-        manifest: { type: "string" },
-        out: { type: "string" },
-        help: { type: "boolean", short: "h", default: false },
-      },
+    ({ values, positionals } = parseCommandLine(argv, {
+      manifest: { type: "string" },
+      out: { type: "string" },
+      help: { type: "boolean", short: "h", default: false },
     }));
   } catch (error) {
     throw new CodegenUsageError((error as Error).message);
@@ -153,4 +144,4 @@ export async function runCodegen(
     `svc: wrote ${relative(process.cwd(), outPath) || outPath} (${manifest.entities.length} entities, ${functions.length} function files)\n`,
   );
   return 0;
-}
+};

@@ -1,7 +1,6 @@
-import { parseArgs } from "node:util";
 import { compilePolicies } from "@svc/policy-engine";
 import { checkClaim, formatClaimReport } from "@svc/policy-engine/analysis";
-import type { CliIO } from "./cli-io.js";
+import { type CliCommand, parseCommandLine } from "./cli-command.js";
 import { readManifestSource } from "./manifest-source.js";
 import { parseBound } from "./policy-options.js";
 import { PolicyUsageError } from "./policy-usage.js";
@@ -13,21 +12,13 @@ import { openProbeDatabases } from "./probe-databases.js";
  * SQL on SQLite (and Postgres with `--database-url`). Exit 1 when a claim
  * is broken or the SQL disagrees with the evaluator.
  */
-export async function runPolicyCheck(
-  argv: readonly string[],
-  io: CliIO,
-  env: Readonly<Record<string, string | undefined>>,
-): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    options: {
-      manifest: { type: "string" },
-      claim: { type: "string", multiple: true },
-      bound: { type: "string" },
-      "database-url": { type: "string" },
-      json: { type: "boolean", default: false },
-    },
+export const runPolicyCheck: CliCommand = async (argv, io, env) => {
+  const { values, positionals } = parseCommandLine(argv, {
+    manifest: { type: "string" },
+    claim: { type: "string", multiple: true },
+    bound: { type: "string" },
+    "database-url": { type: "string" },
+    json: { type: "boolean", default: false },
   });
   if (positionals.length > 0) throw new PolicyUsageError(`unexpected argument ${positionals[0]}`);
   const claims = values.claim ?? [];
@@ -60,4 +51,4 @@ export async function runPolicyCheck(
   } finally {
     await probes.close();
   }
-}
+};

@@ -1,20 +1,12 @@
-import { PolicyError } from "@svc/policy-engine";
-import { ConfigError } from "../config.js";
-import type { CliIO } from "./cli-io.js";
+import type { CliCommand } from "./cli-command.js";
+import { isParseArgsError, policyRefusal, runReported } from "./command-errors.js";
 import { runPolicyCheck } from "./policy-check-command.js";
 import { runPolicyDiff } from "./policy-diff-command.js";
-import { policyErrorText } from "./policy-error-text.js";
 import { runPolicyLint } from "./policy-lint-command.js";
 import { runPolicyTest } from "./policy-test-command.js";
 import { POLICY_USAGE, PolicyUsageError } from "./policy-usage.js";
 
-type Command = (
-  argv: readonly string[],
-  io: CliIO,
-  env: Readonly<Record<string, string | undefined>>,
-) => Promise<number>;
-
-const COMMANDS: Readonly<Record<string, Command>> = {
+const COMMANDS: Readonly<Record<string, CliCommand>> = {
   test: runPolicyTest,
   diff: runPolicyDiff,
   lint: runPolicyLint,
@@ -31,11 +23,7 @@ export function isPolicyCommand(argv: readonly string[]): boolean {
  * 1 a finding (mismatch, widening, lint finding, counterexample) or an
  * invalid manifest, file or database, 2 a usage error.
  */
-export async function runPolicyCommand(
-  argv: readonly string[],
-  io: CliIO,
-  env: Readonly<Record<string, string | undefined>>,
-): Promise<number> {
+export const runPolicyCommand: CliCommand = async (argv, io, env) => {
   const name = argv[1] ?? "";
   const command = COMMANDS[name];
   if (command === undefined) throw new Error(`unreachable: svc policy ${name}`);
@@ -43,21 +31,13 @@ export async function runPolicyCommand(
     io.stdout(POLICY_USAGE);
     return 0;
   }
-  try {
-    return await command(argv.slice(2), io, env);
-  } catch (error) {
-    if (error instanceof PolicyUsageError || (error instanceof TypeError && "code" in error)) {
-      io.stderr(`svc: ${error.message}\n\n${POLICY_USAGE}`);
-      return 2;
-    }
-    if (error instanceof PolicyError) {
-      io.stderr(`svc: ${policyErrorText(error)}\n`);
-      return 1;
-    }
-    if (error instanceof ConfigError) {
-      io.stderr(`svc: ${error.message}\n`);
-      return 1;
-    }
-    throw error;
-  }
-}
+  return runReported(
+    io,
+    {
+      usage: POLICY_USAGE,
+      isUsage: (error) => error instanceof PolicyUsageError || isParseArgsError(error),
+      refusal: policyRefusal,
+    },
+    () => command(argv.slice(2), io, env),
+  );
+};

@@ -1,7 +1,6 @@
-import { parseArgs } from "node:util";
 import { compilePolicies } from "@svc/policy-engine";
 import { diffPolicies, formatPolicyDiff } from "@svc/policy-engine/analysis";
-import type { CliIO } from "./cli-io.js";
+import { type CliCommand, parseCommandLine } from "./cli-command.js";
 import { readManifestSource } from "./manifest-source.js";
 import { parseBound } from "./policy-options.js";
 import { PolicyUsageError } from "./policy-usage.js";
@@ -11,19 +10,11 @@ import { PolicyUsageError } from "./policy-usage.js";
  * or the same, each change with a witness. Exit 1 when access widened
  * (unless `--allow-widening`).
  */
-export async function runPolicyDiff(
-  argv: readonly string[],
-  io: CliIO,
-  _env: Readonly<Record<string, string | undefined>>,
-): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    options: {
-      "allow-widening": { type: "boolean", default: false },
-      bound: { type: "string" },
-      json: { type: "boolean", default: false },
-    },
+export const runPolicyDiff: CliCommand = async (argv, io, _env) => {
+  const { values, positionals } = parseCommandLine(argv, {
+    "allow-widening": { type: "boolean", default: false },
+    bound: { type: "string" },
+    json: { type: "boolean", default: false },
   });
   const [before, after, extra] = positionals;
   if (before === undefined || after === undefined || extra !== undefined) {
@@ -40,4 +31,4 @@ export async function runPolicyDiff(
       : formatPolicyDiff(diff),
   );
   return diff.widened && !values["allow-widening"] ? 1 : 0;
-}
+};

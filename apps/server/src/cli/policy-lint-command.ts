@@ -1,4 +1,3 @@
-import { parseArgs } from "node:util";
 import { compilePolicies } from "@svc/policy-engine";
 import {
   adviseIndexes,
@@ -8,7 +7,7 @@ import {
   lintPolicies,
   measureIndex,
 } from "@svc/policy-engine/analysis";
-import type { CliIO } from "./cli-io.js";
+import { type CliCommand, parseCommandLine } from "./cli-command.js";
 import { readManifestSource } from "./manifest-source.js";
 import { parseBound } from "./policy-options.js";
 import { PolicyUsageError } from "./policy-usage.js";
@@ -26,23 +25,15 @@ const FAIL_ON = {
  * times each advised index on a seeded table (SQLite; Postgres too with
  * `--database-url`).
  */
-export async function runPolicyLint(
-  argv: readonly string[],
-  io: CliIO,
-  env: Readonly<Record<string, string | undefined>>,
-): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    options: {
-      manifest: { type: "string" },
-      "fail-on": { type: "string", default: "warning" },
-      bound: { type: "string" },
-      measure: { type: "boolean", default: false },
-      rows: { type: "string" },
-      "database-url": { type: "string" },
-      json: { type: "boolean", default: false },
-    },
+export const runPolicyLint: CliCommand = async (argv, io, env) => {
+  const { values, positionals } = parseCommandLine(argv, {
+    manifest: { type: "string" },
+    "fail-on": { type: "string", default: "warning" },
+    bound: { type: "string" },
+    measure: { type: "boolean", default: false },
+    rows: { type: "string" },
+    "database-url": { type: "string" },
+    json: { type: "boolean", default: false },
   });
   if (positionals.length > 0) throw new PolicyUsageError(`unexpected argument ${positionals[0]}`);
   const failOn = values["fail-on"];
@@ -86,4 +77,4 @@ export async function runPolicyLint(
   }
   const failing: readonly LintLevel[] = FAIL_ON[failOn];
   return findings.some((finding) => failing.includes(finding.level)) ? 1 : 0;
-}
+};

@@ -1,10 +1,9 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { compilePolicies } from "@svc/policy-engine";
 import { formatAccessReport, runAccessTests } from "@svc/policy-engine/access-tests";
 import { ConfigError } from "../config.js";
-import type { CliIO } from "./cli-io.js";
+import { type CliCommand, parseCommandLine } from "./cli-command.js";
 import { readManifestSource } from "./manifest-source.js";
 import { PolicyUsageError } from "./policy-usage.js";
 import { openProbeDatabases } from "./probe-databases.js";
@@ -41,20 +40,12 @@ async function readTestsFile(path: string): Promise<unknown> {
  * the compiled SQL (SQLite always, Postgres with `--database-url`). Exit 0
  * when every expectation holds everywhere, 1 on a mismatch.
  */
-export async function runPolicyTest(
-  argv: readonly string[],
-  io: CliIO,
-  env: Readonly<Record<string, string | undefined>>,
-): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    options: {
-      manifest: { type: "string" },
-      file: { type: "string" },
-      "database-url": { type: "string" },
-      json: { type: "boolean", default: false },
-    },
+export const runPolicyTest: CliCommand = async (argv, io, env) => {
+  const { values, positionals } = parseCommandLine(argv, {
+    manifest: { type: "string" },
+    file: { type: "string" },
+    "database-url": { type: "string" },
+    json: { type: "boolean", default: false },
   });
   if (positionals.length > 0) throw new PolicyUsageError(`unexpected argument ${positionals[0]}`);
   const source = await readManifestSource(values.manifest ?? env.SVC_MANIFEST ?? "svc.json");
@@ -76,4 +67,4 @@ export async function runPolicyTest(
   } finally {
     await probes.close();
   }
-}
+};

@@ -1,17 +1,16 @@
-import { parseArgs } from "node:util";
-import { compilePolicies, explain, POLICY_ACTIONS, PolicyError } from "@svc/policy-engine";
+import { compilePolicies, explain, POLICY_ACTIONS } from "@svc/policy-engine";
 import { authContextSchema, createAuthContext } from "@svc/schema";
 import { isStoreDialect, STORE_DIALECTS, sqliteDialect } from "@svc/store";
 import { z } from "zod";
-import { ConfigError } from "../config.js";
 import { loadManifestFile } from "../manifest-file.js";
 import { BACKUP_USAGE, BackupUsageError, runBackupCommand } from "./backup-command.js";
 import { BUILD_USAGE, BuildError, runBuildCommand } from "./build-command.js";
+import { type CliCommand, type CliEnv, parseCommandLine } from "./cli-command.js";
 import type { CliIO } from "./cli-io.js";
 import { CODEGEN_USAGE, CodegenUsageError, runCodegen } from "./codegen.js";
+import { configRefusal, isParseArgsError, policyRefusal, runReported } from "./command-errors.js";
 import { formatExplanation } from "./format-explanation.js";
 import { isPolicyCommand, runPolicyCommand } from "./policy-command.js";
-import { policyErrorText } from "./policy-error-text.js";
 import { runSeedCommand, SEED_USAGE, SeedError, SeedUsageError } from "./seed-command.js";
 
 export type { CliIO } from "./cli-io.js";
@@ -68,140 +67,115 @@ function parseJSON<T>(flag: string, text: string | undefined, schema: z.ZodType<
 export async function runCli(
   argv: readonly string[],
   io: CliIO,
-  env: Readonly<Record<string, string | undefined>> = {},
+  env: CliEnv = {},
 ): Promise<number> {
   if (argv[0] === "backup" || argv[0] === "restore") {
-    try {
-      return await runBackupCommand(argv, io, env);
-    } catch (error) {
-      if (error instanceof BackupUsageError || (error instanceof TypeError && "code" in error)) {
-        io.stderr(`svc: ${error.message}\n\n${BACKUP_USAGE}`);
-        return 2;
-      }
-      if (error instanceof ConfigError) {
-        io.stderr(`svc: ${error.message}\n`);
-        return 1;
-      }
-      throw error;
-    }
+    return runReported(
+      io,
+      {
+        usage: BACKUP_USAGE,
+        isUsage: (error) => error instanceof BackupUsageError || isParseArgsError(error),
+        refusal: configRefusal,
+      },
+      () => runBackupCommand(argv, io, env),
+    );
   }
   if (isPolicyCommand(argv)) return runPolicyCommand(argv, io, env);
   if (argv[0] === "seed") {
-    try {
-      return await runSeedCommand(argv, io, env);
-    } catch (error) {
-      if (error instanceof SeedUsageError || (error instanceof TypeError && "code" in error)) {
-        io.stderr(`svc: ${error.message}\n\n${SEED_USAGE}`);
-        return 2;
-      }
-      if (error instanceof SeedError) {
-        io.stderr(`svc: seed: ${error.message}\n`);
-        return 1;
-      }
-      throw error;
-    }
+    return runReported(
+      io,
+      {
+        usage: SEED_USAGE,
+        isUsage: (error) => error instanceof SeedUsageError || isParseArgsError(error),
+        refusal: (error) => (error instanceof SeedError ? `seed: ${error.message}` : undefined),
+      },
+      () => runSeedCommand(argv, io, env),
+    );
   }
   if (argv[0] === "build") {
-    try {
-      return await runBuildCommand(argv.slice(1), io, env);
-    } catch (error) {
-      if (error instanceof BuildError) {
-        const usage = error.code === "UNKNOWN_BUILD_TARGET" ? `\n${BUILD_USAGE}` : "";
-        io.stderr(`svc: build: ${error.code}: ${error.message}\n${usage}`);
-        return error.code === "UNKNOWN_BUILD_TARGET" ? 2 : 1;
-      }
-      if (error instanceof TypeError && "code" in error) {
-        io.stderr(`svc: ${error.message}\n\n${BUILD_USAGE}`);
-        return 2;
-      }
-      if (error instanceof ConfigError) {
-        io.stderr(`svc: ${error.message}\n`);
-        return 1;
-      }
-      throw error;
-    }
+    return runReported(
+      io,
+      { usage: BUILD_USAGE, isUsage: isParseArgsError, refusal: configRefusal },
+      async () => {
+        try {
+          return await runBuildCommand(argv.slice(1), io, env);
+        } catch (error) {
+          if (!(error instanceof BuildError)) throw error;
+          // A build refusal names its code; an unknown target is a usage mistake.
+          const unknownTarget = error.code === "UNKNOWN_BUILD_TARGET";
+          io.stderr(
+            `svc: build: ${error.code}: ${error.message}\n${unknownTarget ? `\n${BUILD_USAGE}` : ""}`,
+          );
+          return unknownTarget ? 2 : 1;
+        }
+      },
+    );
   }
   if (argv[0] === "codegen") {
-    try {
-      return await runCodegen(argv.slice(1), io, env);
-    } catch (error) {
-      if (error instanceof CodegenUsageError) {
-        io.stderr(`svc: ${error.message}\n\n${CODEGEN_USAGE}`);
-        return 2;
-      }
-      if (error instanceof ConfigError) {
-        io.stderr(`svc: ${error.message}\n`);
-        return 1;
-      }
-      throw error;
-    }
-  }
-  try {
-    const { values, positionals } = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      options: {
-        manifest: { type: "string" },
-        auth: { type: "string" },
-        data: { type: "string" },
-        existing: { type: "string" },
-        dialect: { type: "string", default: sqliteDialect.name },
-        json: { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
+    return runReported(
+      io,
+      {
+        usage: CODEGEN_USAGE,
+        isUsage: (error) => error instanceof CodegenUsageError,
+        refusal: configRefusal,
       },
-    });
-    if (values.help) {
-      io.stdout(USAGE);
-      return 0;
-    }
-    const [group, command, entity, action] = positionals;
-    if (
-      group !== "policy" ||
-      command !== "explain" ||
-      entity === undefined ||
-      action === undefined
-    ) {
-      throw new UsageError("expected: svc policy explain <Entity> <action>");
-    }
-    const knownAction = POLICY_ACTIONS.find((candidate) => candidate === action);
-    if (knownAction === undefined) {
-      throw new UsageError(`the action must be one of ${POLICY_ACTIONS.join(", ")}`);
-    }
-    if (!isStoreDialect(values.dialect)) {
-      throw new UsageError(`--dialect must be ${STORE_DIALECTS.join(" or ")}`);
-    }
-    const manifest = await loadManifestFile(values.manifest ?? env.SVC_MANIFEST ?? "svc.json");
-    if (!manifest.entities.some((candidate) => candidate.name === entity)) {
-      throw new UsageError(`the manifest has no entity ${entity}`);
-    }
-    const compiled = compilePolicies(manifest);
-    const data = parseJSON("data", values.data, rowInput);
-    const existing = parseJSON("existing", values.existing, rowInput);
-    const explanation = explain(compiled, {
-      entity,
-      action: knownAction,
-      auth: createAuthContext(parseJSON("auth", values.auth, authInput) ?? {}),
-      dialect: values.dialect,
-      ...(data !== undefined && { data }),
-      ...(existing !== undefined && { existing }),
-    });
-    io.stdout(
-      values.json ? `${JSON.stringify(explanation, null, 2)}\n` : formatExplanation(explanation),
+      () => runCodegen(argv.slice(1), io, env),
     );
-    return 0;
-  } catch (error) {
-    if (error instanceof UsageError || (error instanceof TypeError && "code" in error)) {
-      io.stderr(`svc: ${error.message}\n\n${USAGE}`);
-      return 2;
-    }
-    if (error instanceof PolicyError) {
-      io.stderr(`svc: ${policyErrorText(error)}\n`);
-      return 1;
-    }
-    if (error instanceof ConfigError) {
-      io.stderr(`svc: ${error.message}\n`);
-      return 1;
-    }
-    throw error;
   }
+  return runReported(
+    io,
+    {
+      usage: USAGE,
+      isUsage: (error) => error instanceof UsageError || isParseArgsError(error),
+      refusal: policyRefusal,
+    },
+    () => runPolicyExplain(argv, io, env),
+  );
 }
+
+/** `svc policy explain <Entity> <action>`: the rules, their SQL and a verdict. */
+const runPolicyExplain: CliCommand = async (argv, io, env) => {
+  const { values, positionals } = parseCommandLine(argv, {
+    manifest: { type: "string" },
+    auth: { type: "string" },
+    data: { type: "string" },
+    existing: { type: "string" },
+    dialect: { type: "string", default: sqliteDialect.name },
+    json: { type: "boolean", default: false },
+    help: { type: "boolean", short: "h", default: false },
+  });
+  if (values.help) {
+    io.stdout(USAGE);
+    return 0;
+  }
+  const [group, command, entity, action] = positionals;
+  if (group !== "policy" || command !== "explain" || entity === undefined || action === undefined) {
+    throw new UsageError("expected: svc policy explain <Entity> <action>");
+  }
+  const knownAction = POLICY_ACTIONS.find((candidate) => candidate === action);
+  if (knownAction === undefined) {
+    throw new UsageError(`the action must be one of ${POLICY_ACTIONS.join(", ")}`);
+  }
+  if (!isStoreDialect(values.dialect)) {
+    throw new UsageError(`--dialect must be ${STORE_DIALECTS.join(" or ")}`);
+  }
+  const manifest = await loadManifestFile(values.manifest ?? env.SVC_MANIFEST ?? "svc.json");
+  if (!manifest.entities.some((candidate) => candidate.name === entity)) {
+    throw new UsageError(`the manifest has no entity ${entity}`);
+  }
+  const compiled = compilePolicies(manifest);
+  const data = parseJSON("data", values.data, rowInput);
+  const existing = parseJSON("existing", values.existing, rowInput);
+  const explanation = explain(compiled, {
+    entity,
+    action: knownAction,
+    auth: createAuthContext(parseJSON("auth", values.auth, authInput) ?? {}),
+    dialect: values.dialect,
+    ...(data !== undefined && { data }),
+    ...(existing !== undefined && { existing }),
+  });
+  io.stdout(
+    values.json ? `${JSON.stringify(explanation, null, 2)}\n` : formatExplanation(explanation),
+  );
+  return 0;
+};

@@ -1,8 +1,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { z } from "zod";
-import type { CliIO } from "./cli-io.js";
+import { type CliCommand, type CliEnv, parseCommandLine } from "./cli-command.js";
 
 /** The usage of `svc seed`, printed on `--help` and after a usage error. */
 export const SEED_USAGE = `Usage: svc seed [--url <address>] [--force]
@@ -77,10 +76,7 @@ function errorOf(body: unknown): string {
   return typeof error?.code === "string" ? `${error.code}: ${String(error.message)}` : "no answer";
 }
 
-async function readAdminToken(
-  env: Readonly<Record<string, string | undefined>>,
-  manifestDir: string,
-): Promise<string> {
+async function readAdminToken(env: CliEnv, manifestDir: string): Promise<string> {
   const fromEnv = env.SVC_ADMIN_TOKEN;
   if (fromEnv !== undefined && fromEnv !== "") return fromEnv;
   const file = join(manifestDir, ".svc", "admin-token");
@@ -100,19 +96,11 @@ async function readAdminToken(
  * Returns the exit code: 0 done (or nothing to load), 1 refused
  * (`SeedError`, printed by the caller), 2 usage (`SeedUsageError`).
  */
-export async function runSeedCommand(
-  argv: readonly string[],
-  io: CliIO,
-  env: Readonly<Record<string, string | undefined>>,
-): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv.slice(1),
-    allowPositionals: true,
-    options: {
-      url: { type: "string" },
-      force: { type: "boolean", default: false },
-      help: { type: "boolean", short: "h", default: false },
-    },
+export const runSeedCommand: CliCommand = async (argv, io, env) => {
+  const { values, positionals } = parseCommandLine(argv.slice(1), {
+    url: { type: "string" },
+    force: { type: "boolean", default: false },
+    help: { type: "boolean", short: "h", default: false },
   });
   if (values.help) {
     io.stdout(SEED_USAGE);
@@ -180,4 +168,4 @@ export async function runSeedCommand(
     );
   }
   return 0;
-}
+};
