@@ -1,13 +1,15 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { join, relative, resolve } from "node:path";
-import { type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
+import { testDatabases } from "@svc/tooling/databases";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pagePathSegments } from "../src/http/app-pages.js";
 import type { RunningServer } from "../src/start-server.js";
+import { appServerPerTest } from "./app-server.js";
 import {
   ADMIN_TOKEN,
   adminRequest,
+  type DisposableServer,
   databaseEnv,
   startLoopbackServer,
   TODO_MANIFEST,
@@ -45,7 +47,7 @@ function writeApp(dir: string, withPublic: boolean): string {
   return manifestPath;
 }
 
-async function start(manifestPath: string, env: Record<string, string>): Promise<RunningServer> {
+async function start(manifestPath: string, env: Record<string, string>): Promise<DisposableServer> {
   return startLoopbackServer({
     SVC_MANIFEST: manifestPath,
     SVC_ADMIN_TOKEN: ADMIN_TOKEN,
@@ -130,18 +132,15 @@ describe("pagePathSegments", () => {
 });
 
 describe.each(testDatabases())("app pages from public/ on $name", (database) => {
-  const dir = tempDir();
-  let target: TestDatabaseTarget;
+  const app = appServerPerTest(database, {
+    scope: "suite",
+    writeApp: (dir) => writeApp(dir, true),
+    start: ({ manifest, target }) => start(manifest, databaseEnv(target)),
+  });
   let server: RunningServer;
 
-  beforeAll(async () => {
-    target = await database.create();
-    server = await start(writeApp(dir.path, true), databaseEnv(target));
-  });
-  afterAll(async () => {
-    await server?.close({ drainSeconds: 0 });
-    if (target) await database.destroy(target);
-    dir[Symbol.dispose]();
+  beforeAll(() => {
+    server = app.server;
   });
 
   it("serves index.html at / with the page headers", async () => {

@@ -8,7 +8,13 @@ import {
   startAuthServer,
   type TestClock,
 } from "./auth-fixtures.js";
-import { databaseEnv, tempDir } from "./fixtures.js";
+import {
+  type DisposableServer,
+  databaseEnv,
+  startTestServer,
+  TODO_MANIFEST,
+  tempDir,
+} from "./fixtures.js";
 
 // The "server on a test database" fixture: before each test of a suite, a
 // fresh database, a temp directory with the test's app in it and the real
@@ -35,8 +41,8 @@ function openHook(scope: AppScope = "test"): typeof beforeAll {
 export interface AppServerOptions<S extends ClosableServer> {
   /** Per test by default. */
   readonly scope?: AppScope;
-  /** Writes the app into `dir` and returns its manifest's path. */
-  readonly writeApp: (dir: string) => string;
+  /** Writes the app into `dir` and returns its manifest's path; the todo app when left out. */
+  readonly writeApp?: (dir: string) => string;
   /** Server environment beyond the database and SVC_MANIFEST; a function may read the app's place. */
   readonly env?: Record<string, string> | ((place: AppPlace) => Record<string, string>);
   /**
@@ -71,6 +77,14 @@ export function startAppServer(
   );
 }
 
+/** Boots `startTestServer` (its own real clock; internal errors go to the log) on the place's database and manifest. */
+export function startTestServerOn(
+  place: AppPlace,
+  env: Record<string, string>,
+): Promise<DisposableServer> {
+  return startTestServer({ ...databaseEnv(place.target), SVC_MANIFEST: place.manifest, ...env });
+}
+
 /**
  * Boots `startAuthServer` (the todo app unless `env` names another) on a
  * fresh database of its own; closing the server also drops the database.
@@ -98,12 +112,13 @@ export async function startOnFreshDatabase(
 /**
  * Registers a `beforeEach` (with scope "suite", a `beforeAll`) in the
  * calling suite that gives each test a fresh database and a temp directory
- * with the app `writeApp` writes; returns a handle to the current one.
+ * with the app `writeApp` writes (by default none: the todo app is
+ * served); returns a handle to the current one.
  * Both are gone after the test (or the suite).
  */
 export function appPerTest(
   database: TestDatabase,
-  writeApp: (dir: string) => string,
+  writeApp: (dir: string) => string = () => TODO_MANIFEST,
   scope?: AppScope,
 ): AppPlace {
   let current: AppPlace | undefined;

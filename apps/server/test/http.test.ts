@@ -1,19 +1,15 @@
-import { type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testDatabases } from "@svc/tooling/databases";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "../src/start-server.js";
-import { ADMIN_TOKEN, adminRequest, databaseEnv, startTestServer } from "./fixtures.js";
+import { appServerPerTest, startTestServerOn } from "./app-server.js";
+import { ADMIN_TOKEN, adminRequest } from "./fixtures.js";
 
 describe.each(testDatabases())("application API on $name", (database) => {
-  let target: TestDatabaseTarget;
+  const app = appServerPerTest(database, { scope: "suite", start: startTestServerOn });
   let server: RunningServer;
 
-  beforeAll(async () => {
-    target = await database.create();
-    server = await startTestServer(databaseEnv(target));
-  });
-  afterAll(async () => {
-    await server?.close({ drainSeconds: 0 });
-    if (target) await database.destroy(target);
+  beforeAll(() => {
+    server = app.server;
   });
 
   async function errorOf(

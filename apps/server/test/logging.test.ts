@@ -1,10 +1,11 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
+import { testDatabases } from "@svc/tooling/databases";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, parseConfig } from "../src/config.js";
 import { formatPretty } from "../src/logging/pretty.js";
 import { batchLines } from "../src/logging/stdout.js";
+import { appServerPerTest } from "./app-server.js";
 import {
   ADMIN_TOKEN,
   type DisposableServer,
@@ -96,22 +97,16 @@ async function accessLine(server: LoggedServer, requestId: string): Promise<LogL
 }
 
 describe.each(testDatabases())("logs on $name", (database) => {
-  const dir = tempDir();
-  let target: TestDatabaseTarget;
+  const app = appServerPerTest(database, {
+    scope: "suite",
+    writeApp: writeLoggingApp,
+    start: ({ manifest, target }) =>
+      startLogged({ ...databaseEnv(target), SVC_MANIFEST: manifest, SVC_LOG_LEVEL: "debug" }),
+  });
   let server: LoggedServer;
 
-  beforeAll(async () => {
-    target = await database.create();
-    server = await startLogged({
-      ...databaseEnv(target),
-      SVC_MANIFEST: writeLoggingApp(dir.path),
-      SVC_LOG_LEVEL: "debug",
-    });
-  });
-  afterAll(async () => {
-    await server?.[Symbol.asyncDispose]();
-    await database.destroy(target);
-    dir[Symbol.dispose]();
+  beforeAll(() => {
+    server = app.server;
   });
 
   it("answers a new short request id on every response", async () => {

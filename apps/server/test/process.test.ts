@@ -1,7 +1,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { matchTarget, type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
-import { afterEach, describe, expect, it } from "vitest";
+import { matchTarget, testDatabases } from "@svc/tooling/databases";
+import { describe, expect, it } from "vitest";
+import { appPerTest } from "./app-server.js";
 import { ADMIN_TOKEN, databaseEnv, TODO_MANIFEST, tempDir } from "./fixtures.js";
 import { type ServerProcess, SPAWN_BASE_ENV, spawnedPerTest } from "./process.js";
 import { entity, testManifest, writeTestApp } from "./test-app.js";
@@ -221,17 +222,12 @@ async function readToEnd(response: Response): Promise<{ end: "ended" | "reset"; 
 }
 
 describe.each(testDatabases())("SIGTERM on $name", (database) => {
-  let target: TestDatabaseTarget | undefined;
-  afterEach(async () => {
-    if (target) await database.destroy(target);
-    target = undefined;
-  });
+  const app = appPerTest(database);
 
   // Regression: SIGTERM exited without closing anything (after the 1 s
   // fallback timer), so WebSocket clients saw 1006 and SSE streams were reset.
   it("closes WebSockets with 1001 and ends SSE streams cleanly before it exits", async () => {
-    target = await database.create();
-    const server = start(databaseEnv(target));
+    const server = start(databaseEnv(app.target));
     const url = await server.ready;
     const socket = await connectWs({ url }, { token: ADMIN_TOKEN });
     socket.send({ type: "subscribe", id: "lists", entity: "List" });
@@ -271,18 +267,13 @@ async function commitHistogram(url: string): Promise<{ count: number; transactio
 }
 
 describe.each(testDatabases())("crash safety on $name", (database) => {
-  let target: TestDatabaseTarget | undefined;
-  afterEach(async () => {
-    if (target) await database.destroy(target);
-    target = undefined;
-  });
+  const app = appPerTest(database);
 
   // On SQLite, concurrent writes share commits (group commit): the kill
   // lands while groups are being run and committed, and no write may be
   // acknowledged before the commit that holds it.
   it("keeps every acknowledged write after kill -9 mid-stream", async () => {
-    target = await database.create();
-    const env = databaseEnv(target);
+    const env = databaseEnv(app.target);
     const first = start(env);
     const url = await first.ready;
 
@@ -329,7 +320,7 @@ describe.each(testDatabases())("crash safety on $name", (database) => {
     } while (cursor !== null);
     const lost = acknowledged.filter((id) => !stored.has(id));
     expect(lost).toEqual([]);
-    matchTarget(target, {
+    matchTarget(app.target, {
       // Sixteen writers at once: some commits held more than one write.
       sqlite: () =>
         expect(commits?.transactions).toBeGreaterThan(commits?.count ?? Number.POSITIVE_INFINITY),

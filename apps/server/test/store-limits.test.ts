@@ -1,10 +1,11 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testDatabases } from "@svc/tooling/databases";
+import { beforeAll, describe, expect, it } from "vitest";
 import { parseConfig } from "../src/config.js";
 import type { RunningServer } from "../src/start-server.js";
-import { adminRequest, databaseEnv, startTestServer, tempDir } from "./fixtures.js";
+import { appServerPerTest, startTestServerOn } from "./app-server.js";
+import { adminRequest, databaseEnv, startTestServer } from "./fixtures.js";
 import { entity, testManifest, writeTestApp } from "./test-app.js";
 
 // Issue 21: field values had no size bound (a caller stored a 1,000,000-
@@ -63,25 +64,20 @@ describe("SVC_MAX_FIELD_BYTES and SVC_MAX_ROW_BYTES", () => {
 });
 
 describe.each(testDatabases())("store limits through the server on $name", (database) => {
-  let target: TestDatabaseTarget;
+  const limits = { SVC_MAX_FIELD_BYTES: "1000", SVC_MAX_ROW_BYTES: "1500" };
+  const app = appServerPerTest(database, {
+    scope: "suite",
+    writeApp,
+    env: limits,
+    start: startTestServerOn,
+  });
   let server: RunningServer;
-  const dir = tempDir();
+  /** What the suite's server runs with, for others on the same database. */
   let env: Record<string, string>;
 
-  beforeAll(async () => {
-    target = await database.create();
-    env = {
-      ...databaseEnv(target),
-      SVC_MANIFEST: writeApp(dir.path),
-      SVC_MAX_FIELD_BYTES: "1000",
-      SVC_MAX_ROW_BYTES: "1500",
-    };
-    server = await startTestServer(env);
-  });
-  afterAll(async () => {
-    await server?.close({ drainSeconds: 0 });
-    if (target) await database.destroy(target);
-    dir[Symbol.dispose]();
+  beforeAll(() => {
+    server = app.server;
+    env = { ...databaseEnv(app.target), SVC_MANIFEST: app.manifest, ...limits };
   });
 
   it("refuses a value past the bound with 413 FIELD_TOO_LARGE through every door", async () => {

@@ -8,16 +8,11 @@ import {
   SimpleSpanProcessor,
   TracerProvider,
 } from "@opentelemetry/sdk-trace";
-import { matchTarget, type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
+import { matchTarget, testDatabases } from "@svc/tooling/databases";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { RunningServer } from "../src/start-server.js";
-import {
-  ADMIN_TOKEN,
-  databaseEnv,
-  startLoopbackServer,
-  TODO_MANIFEST,
-  tempDir,
-} from "./fixtures.js";
+import { appServerPerTest } from "./app-server.js";
+import { ADMIN_TOKEN, databaseEnv, startLoopbackServer, TODO_MANIFEST } from "./fixtures.js";
 
 // What an application's `--import ./otel.mjs` does with the SDK: a provider
 // and a context manager, registered globally. svc itself only calls the API.
@@ -93,20 +88,23 @@ function parentOf(span: ReadableSpan): string | undefined {
 }
 
 describe.each(testDatabases())("spans on $name", (database) => {
-  const dir = tempDir();
-  let target: TestDatabaseTarget;
+  const app = appServerPerTest(database, {
+    scope: "suite",
+    writeApp,
+    start: ({ manifest, target }) =>
+      startLoopbackServer({
+        SVC_MANIFEST: manifest,
+        SVC_ADMIN_TOKEN: ADMIN_TOKEN,
+        SVC_RATE_LIMIT: "off",
+        SVC_LOG_LEVEL: "silent",
+        ...databaseEnv(target),
+      }),
+  });
   let server: RunningServer;
   let token: string;
 
   beforeAll(async () => {
-    target = await database.create();
-    server = await startLoopbackServer({
-      SVC_MANIFEST: writeApp(dir.path),
-      SVC_ADMIN_TOKEN: ADMIN_TOKEN,
-      SVC_RATE_LIMIT: "off",
-      SVC_LOG_LEVEL: "silent",
-      ...databaseEnv(target),
-    });
+    server = app.server;
     const registered = await fetch(`${server.url}/api/auth/password/register`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -114,11 +112,6 @@ describe.each(testDatabases())("spans on $name", (database) => {
     });
     expect(registered.status).toBe(200);
     token = ((await registered.json()) as { token: string }).token;
-  });
-  afterAll(async () => {
-    await server?.close({ drainSeconds: 0 });
-    await database.destroy(target);
-    dir[Symbol.dispose]();
   });
   beforeEach(() => exporter.reset());
 
@@ -154,7 +147,7 @@ describe.each(testDatabases())("spans on $name", (database) => {
     const transaction = only(spans, "store.transaction");
     expect(parentOf(transaction)).toBe(run.spanContext().spanId);
     expect(transaction.attributes["db.system.name"]).toBe(
-      matchTarget(target, { sqlite: () => "sqlite", postgres: () => "postgresql" }),
+      matchTarget(app.target, { sqlite: () => "sqlite", postgres: () => "postgresql" }),
     );
     const insert = only(spans, "store.insert", { "svc.entity": "Todo" });
     expect(parentOf(insert)).toBe(transaction.spanContext().spanId);
