@@ -41,6 +41,60 @@ function unsubscribedError(): SvcError {
 }
 
 /**
+ * What every live target shares: `ready` settles once (its first answer,
+ * or its first error, or its end before either), a fatal error or its
+ * owner ends it, and every error reaches `onError`.
+ */
+abstract class LiveTarget<T> {
+  readonly #onError: ((error: SvcError) => void) | undefined;
+  readonly #ready = deferred<T>();
+  #settled = false;
+  #ended = false;
+
+  constructor(onError: ((error: SvcError) => void) | undefined) {
+    this.#onError = onError;
+  }
+
+  get ready(): Promise<T> {
+    return this.#ready.promise;
+  }
+
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  fail(error: SvcError): void {
+    if (this.ended) return;
+    this.#ended = true;
+    this.warn(error);
+  }
+
+  warn(error: SvcError): void {
+    this.#reject(error);
+    call(this.#onError, error);
+  }
+
+  /** Marks the subscription ended by its owner. */
+  end(): void {
+    this.#ended = true;
+    this.#reject(unsubscribedError());
+  }
+
+  /** Settles `ready` with the first answer; later answers leave it as it is. */
+  protected answered(value: T): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#ready.resolve(value);
+  }
+
+  #reject(error: SvcError): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#ready.reject(error);
+  }
+}
+
+/**
  * What happened to an entity subscription's rows, told before its listener
  * runs: a new snapshot, one row's change (applied or not), or a reset.
  */
@@ -50,17 +104,16 @@ export type RowsNotice =
   | { readonly type: "reset" };
 
 /** The state of one entity subscription: its rows, cursor and callbacks. */
-export class EntitySubscription<TRow extends LiveRow = LiveRow> implements EntityTarget {
+export class EntitySubscription<TRow extends LiveRow = LiveRow>
+  extends LiveTarget<readonly TRow[]>
+  implements EntityTarget
+{
   readonly kind = "entity";
   readonly request: EntityRequest;
   readonly #rows = new RowSet<TRow>();
   readonly #listener: (rows: readonly TRow[]) => void;
-  readonly #onError: ((error: SvcError) => void) | undefined;
   readonly #onNotice: ((notice: RowsNotice) => void) | undefined;
-  readonly #ready = deferred<readonly TRow[]>();
   #cursor: string | null = null;
-  #settled = false;
-  #ended = false;
 
   constructor(
     request: EntityRequest,
@@ -68,9 +121,9 @@ export class EntitySubscription<TRow extends LiveRow = LiveRow> implements Entit
     onError: ((error: SvcError) => void) | undefined,
     onNotice?: (notice: RowsNotice) => void,
   ) {
+    super(onError);
     this.request = request;
     this.#listener = listener;
-    this.#onError = onError;
     this.#onNotice = onNotice;
   }
 
@@ -82,25 +135,17 @@ export class EntitySubscription<TRow extends LiveRow = LiveRow> implements Entit
     return this.#rows.rows;
   }
 
-  get ready(): Promise<readonly TRow[]> {
-    return this.#ready.promise;
-  }
-
-  get ended(): boolean {
-    return this.#ended;
-  }
-
   snapshot(rows: readonly LiveRow[], cursor: string): void {
-    if (this.#ended) return;
+    if (this.ended) return;
     this.#rows.replace(rows as readonly TRow[]);
     this.#cursor = cursor;
-    this.#settle();
+    this.answered(this.#rows.rows);
     call(this.#onNotice, { type: "snapshot" });
     call(this.#listener, this.#rows.rows);
   }
 
   change(frame: ChangeFrame): void {
-    if (this.#ended) return;
+    if (this.ended) return;
     this.#cursor = frame.cursor;
     const changed = this.#rows.apply(frame);
     call(this.#onNotice, { type: "change", rowId: frame.rowId });
@@ -119,106 +164,40 @@ export class EntitySubscription<TRow extends LiveRow = LiveRow> implements Entit
     call(this.#onNotice, { type: "reset" });
     if (changed) call(this.#listener, this.#rows.rows);
   }
-
-  fail(error: SvcError): void {
-    if (this.#ended) return;
-    this.#ended = true;
-    this.warn(error);
-  }
-
-  warn(error: SvcError): void {
-    if (!this.#settled) {
-      this.#settled = true;
-      this.#ready.reject(error);
-    }
-    call(this.#onError, error);
-  }
-
-  /** Marks the subscription ended by its owner. */
-  end(): void {
-    this.#ended = true;
-    if (!this.#settled) {
-      this.#settled = true;
-      this.#ready.reject(unsubscribedError());
-    }
-  }
-
-  #settle(): void {
-    if (this.#settled) return;
-    this.#settled = true;
-    this.#ready.resolve(this.#rows.rows);
-  }
 }
 
 /** The state of one live query: its last value and callbacks. */
-export class QuerySubscription<T = unknown> implements QueryTarget {
+export class QuerySubscription<T = unknown> extends LiveTarget<T> implements QueryTarget {
   readonly kind = "query";
   readonly query: string;
   readonly args: unknown;
   readonly #listener: (value: T) => void;
-  readonly #onError: ((error: SvcError) => void) | undefined;
-  readonly #ready = deferred<T>();
   #value: T | undefined;
-  #settled = false;
-  #ended = false;
 
   constructor(
     query: string,
     args: unknown,
     handlers: { onValue: (value: T) => void; onError?: ((error: SvcError) => void) | undefined },
   ) {
+    super(handlers.onError);
     this.query = query;
     this.args = args;
     this.#listener = handlers.onValue;
-    this.#onError = handlers.onError;
   }
 
   get value(): T | undefined {
     return this.#value;
   }
 
-  get ready(): Promise<T> {
-    return this.#ready.promise;
-  }
-
-  get ended(): boolean {
-    return this.#ended;
-  }
-
   result(value: unknown): void {
-    if (this.#ended) return;
+    if (this.ended) return;
     this.#value = value as T;
-    if (!this.#settled) {
-      this.#settled = true;
-      this.#ready.resolve(value as T);
-    }
+    this.answered(value as T);
     call(this.#listener, value as T);
   }
 
   /** Forgets the value: the caller's identity changed. */
   reset(): void {
     this.#value = undefined;
-  }
-
-  fail(error: SvcError): void {
-    if (this.#ended) return;
-    this.#ended = true;
-    this.warn(error);
-  }
-
-  warn(error: SvcError): void {
-    if (!this.#settled) {
-      this.#settled = true;
-      this.#ready.reject(error);
-    }
-    call(this.#onError, error);
-  }
-
-  end(): void {
-    this.#ended = true;
-    if (!this.#settled) {
-      this.#settled = true;
-      this.#ready.reject(unsubscribedError());
-    }
   }
 }
