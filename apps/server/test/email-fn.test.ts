@@ -4,9 +4,9 @@ import { adminAuth } from "@svc/schema";
 import { testDatabases } from "@svc/tooling/databases";
 import { beforeEach, describe, expect, it } from "vitest";
 import { parseConfig } from "../src/config.js";
-import { appServerPerTest } from "./app-server.js";
+import { appServerPerTest, startTestServerOn } from "./app-server.js";
 import { errorOf, readJSON } from "./auth-fixtures.js";
-import { ADMIN_TOKEN, adminRequest, databaseEnv, startTestServer, tempDir } from "./fixtures.js";
+import { ADMIN_TOKEN, adminRequest, startTestServer, tempDir } from "./fixtures.js";
 import { entity, testManifest, writeTestApp } from "./test-app.js";
 
 // ctx.email through the composed server with the real `webhook` provider
@@ -94,8 +94,7 @@ describe.each(testDatabases())("ctx.email through the server on $name", (databas
   // The server's own clock: mail goes out in real time.
   const app = appServerPerTest(database, {
     writeApp,
-    start: ({ target, manifest }, env) =>
-      startTestServer({ ...databaseEnv(target), SVC_MANIFEST: manifest, ...env }),
+    start: startTestServerOn,
     env: () => ({
       SVC_EMAIL_PROVIDER: "webhook",
       SVC_EMAIL_ENDPOINT: webhook.url,

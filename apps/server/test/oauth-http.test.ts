@@ -3,14 +3,9 @@ import { OAuth2Server } from "oauth2-mock-server";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseConfig } from "../src/config.js";
 import { startServer } from "../src/start-server.js";
-import {
-  type AuthTestServer,
-  createTestDatabase,
-  request,
-  startAuthServer,
-  TRUSTED_ORIGIN,
-} from "./auth-fixtures.js";
-import { ADMIN_TOKEN, adminRequest, databaseEnv, TODO_MANIFEST } from "./fixtures.js";
+import { appPerTest, startAppServer } from "./app-server.js";
+import { type AuthTestServer, request, TRUSTED_ORIGIN } from "./auth-fixtures.js";
+import { ADMIN_TOKEN, adminRequest, TODO_MANIFEST } from "./fixtures.js";
 
 // OAuth sign-in through the composed server, configured only by the
 // environment, against a real local OpenID Connect server, on every
@@ -25,11 +20,10 @@ const REGISTERED_ORIGIN = "https://svc.example";
 describe.each(testDatabases())("OAuth through the server on $name", (database) => {
   let idp: OAuth2Server;
   let issuer: string;
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  const app = appPerTest(database);
   let server: AuthTestServer | undefined;
 
   beforeEach(async () => {
-    db = await createTestDatabase(database);
     idp = new OAuth2Server();
     await idp.issuer.keys.generate("RS256");
     await idp.start(0, "127.0.0.1");
@@ -46,14 +40,12 @@ describe.each(testDatabases())("OAuth through the server on $name", (database) =
     await server?.[Symbol.asyncDispose]();
     server = undefined;
     await idp.stop();
-    await db[Symbol.asyncDispose]();
   });
 
   /** Boots (or reboots) the server over the suite's database; the default SQLite setup keeps sessions in memory. */
   async function boot(): Promise<AuthTestServer> {
     await server?.[Symbol.asyncDispose]();
-    server = await startAuthServer({
-      ...databaseEnv(db.target),
+    server = await startAppServer(app, {
       SVC_PUBLIC_URL: REGISTERED_ORIGIN,
       SVC_RATE_LIMIT: "off",
       SVC_OIDC_OKTA_ISSUER: issuer,
