@@ -1,5 +1,6 @@
 import { type EntityDef, findEntity } from "@svc/schema";
 import type { CompiledPolicies, CompiledRule, Condition, Operand } from "../condition.js";
+import { leavesOf } from "./condition-leaves.js";
 
 /** An index a rule's SQL would use, missing from the manifest. */
 export interface IndexAdvice {
@@ -99,20 +100,7 @@ function indexColumns(group: readonly FilterColumn[]): string[] {
 }
 
 function lookups(condition: Condition, out: (Condition & { kind: "exists" })[]): void {
-  switch (condition.kind) {
-    case "and":
-    case "or":
-      for (const item of condition.items) lookups(item, out);
-      return;
-    case "not":
-      lookups(condition.item, out);
-      return;
-    case "exists":
-      out.push(condition);
-      return;
-    default:
-      return;
-  }
+  for (const leaf of leavesOf(condition)) if (leaf.kind === "exists") out.push(leaf);
 }
 
 function advice(

@@ -5,6 +5,7 @@ import { type PolicyAction, ruleKey } from "../errors.js";
 import { evaluateRule } from "../evaluate.js";
 import { createPolicyAuth } from "../testing.js";
 import type { SearchSpace } from "./candidates.js";
+import { leavesOf } from "./condition-leaves.js";
 import { type FoundCandidate, findCandidate, ruleInput, showCandidate } from "./find-candidate.js";
 import { adviseIndexes } from "./index-advice.js";
 import type { Mentions } from "./mentions.js";
@@ -119,51 +120,31 @@ function constantRules(ctx: Context, rule: CompiledRule): LintFinding[] {
 
 /** `data.<f>`/`existing.<f>` compared with `auth.userId` or `auth.tenantId` (not inside an exists). */
 function authFields(condition: Condition, out: Map<string, "userId" | "tenantId">): void {
-  switch (condition.kind) {
-    case "and":
-    case "or":
-      for (const item of condition.items) authFields(item, out);
-      return;
-    case "not":
-      authFields(condition.item, out);
-      return;
-    case "compare":
-      for (const [a, b] of [
-        [condition.left, condition.right],
-        [condition.right, condition.left],
-      ] as const) {
-        if (
-          a.kind === "field" &&
-          a.scope !== "room" &&
-          b.kind === "auth" &&
-          (b.name === "userId" || b.name === "tenantId")
-        ) {
-          out.set(a.field.name, b.name);
-        }
+  for (const leaf of leavesOf(condition)) {
+    if (leaf.kind !== "compare") continue;
+    for (const [a, b] of [
+      [leaf.left, leaf.right],
+      [leaf.right, leaf.left],
+    ] as const) {
+      if (
+        a.kind === "field" &&
+        a.scope !== "room" &&
+        b.kind === "auth" &&
+        (b.name === "userId" || b.name === "tenantId")
+      ) {
+        out.set(a.field.name, b.name);
       }
-      return;
-    default:
-      return;
+    }
   }
 }
 
 /** `data.<f>` used as a value in an `exists(...)` lookup: the row reaches its readers through `f`. */
 function lookupFields(condition: Condition, out: Set<string>): void {
-  switch (condition.kind) {
-    case "and":
-    case "or":
-      for (const item of condition.items) lookupFields(item, out);
-      return;
-    case "not":
-      lookupFields(condition.item, out);
-      return;
-    case "exists":
-      for (const { value } of condition.conditions) {
-        if (value.kind === "field" && value.scope === "data") out.add(value.field.name);
-      }
-      return;
-    default:
-      return;
+  for (const leaf of leavesOf(condition)) {
+    if (leaf.kind !== "exists") continue;
+    for (const { value } of leaf.conditions) {
+      if (value.kind === "field" && value.scope === "data") out.add(value.field.name);
+    }
   }
 }
 

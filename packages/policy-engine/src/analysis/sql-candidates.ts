@@ -7,6 +7,7 @@ import {
 import type { CompiledPolicies, Condition, PolicyRow } from "../condition.js";
 import type { PolicyTables } from "../table-lookup.js";
 import type { Candidate } from "./candidates.js";
+import { leavesOf } from "./condition-leaves.js";
 
 /** What the SQL of one database said about a batch of candidates. */
 export interface SqlCheck {
@@ -17,18 +18,12 @@ export interface SqlCheck {
   readonly disagreements: readonly number[];
 }
 
+/** Whether `condition` looks `entity` up anywhere. */
 function looksUp(condition: Condition, entity: string): boolean {
-  switch (condition.kind) {
-    case "and":
-    case "or":
-      return condition.items.some((item) => looksUp(item, entity));
-    case "not":
-      return looksUp(condition.item, entity);
-    case "exists":
-      return condition.entity === entity;
-    default:
-      return false;
+  for (const leaf of leavesOf(condition)) {
+    if (leaf.kind === "exists" && leaf.entity === entity) return true;
   }
+  return false;
 }
 
 function settled(decision: AccessDecision): boolean {
