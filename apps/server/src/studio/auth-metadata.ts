@@ -4,8 +4,8 @@ import { z } from "zod";
 import { StudioError } from "./studio-errors.js";
 
 // auth-core lists sessions and API keys per caller only; the studio needs
-// everyone's, so it reads the two tables itself, naming the metadata
-// columns one by one: never `secret_hash`, and a session's id is the
+// everyone's, so it reads the two tables itself, selecting only the metadata
+// columns its row schemas name: never `secret_hash`, and a session's id is the
 // SHA-256 of its token (the public id `GET /api/auth/sessions` shows too).
 // It also counts those rows and the audit events for its totals.
 
@@ -76,56 +76,59 @@ function decodeCursor(cursor: string | undefined): { at: number; id: string } | 
   return { at: Number(match[1]), id: match[2] ?? "" };
 }
 
-/** Keyset pages over (created_at, id), newest first, optionally one user's. */
-async function pageOf<TRow extends { id: string; created_at: number }>(
+/** Which page to list: everyone's rows or one user's, after `cursor` when given. */
+export interface MetadataQuery {
+  readonly userId?: string | undefined;
+  readonly cursor?: string | undefined;
+}
+
+/**
+ * Keyset pages over (created_at, id), newest first, optionally one user's:
+ * the columns `row` names (and no other), each row turned into its `item`.
+ */
+async function pageOf<TRow extends { id: string; created_at: number }, TItem>(
   database: AuthDatabase,
+  query: MetadataQuery,
   input: {
     readonly table: string;
-    readonly columns: readonly string[];
-    readonly schema: z.ZodType<TRow>;
-    readonly userId: string | undefined;
-    readonly cursor: string | undefined;
+    readonly row: z.ZodObject & z.ZodType<TRow>;
+    readonly item: (row: TRow) => TItem;
   },
-): Promise<{ rows: TRow[]; nextCursor: string | null }> {
-  const after = decodeCursor(input.cursor);
-  let query = sessionStore(database).selectFrom(input.table).select(input.columns);
-  if (input.userId !== undefined) query = query.where("user_id", "=", input.userId);
+): Promise<MetadataPage<TItem>> {
+  const after = decodeCursor(query.cursor);
+  let select = sessionStore(database).selectFrom(input.table).select(Object.keys(input.row.shape));
+  if (query.userId !== undefined) select = select.where("user_id", "=", query.userId);
   if (after !== undefined) {
-    query = query.where((eb) =>
+    select = select.where((eb) =>
       eb.or([
         eb("created_at", "<", after.at),
         eb.and([eb("created_at", "=", after.at), eb("id", "<", after.id)]),
       ]),
     );
   }
-  const raw = await query
+  const raw = await select
     .orderBy("created_at", "desc")
     .orderBy("id", "desc")
     .limit(PAGE_SIZE + 1)
     .execute();
-  const rows = raw.slice(0, PAGE_SIZE).map((row) => input.schema.parse(row));
+  const rows = raw.slice(0, PAGE_SIZE).map((row) => input.row.parse(row));
   const last = rows.at(-1);
   return {
-    rows,
+    items: rows.map(input.item),
     nextCursor:
       raw.length > PAGE_SIZE && last !== undefined ? `${last.created_at}_${last.id}` : null,
   };
 }
 
 /** Sessions, newest first: metadata only (no token exists in the table; the id is its digest). */
-export async function listSessionMetadata(
+export function listSessionMetadata(
   database: AuthDatabase,
-  query: { readonly userId?: string | undefined; readonly cursor?: string | undefined },
+  query: MetadataQuery,
 ): Promise<MetadataPage<SessionMetadata>> {
-  const page = await pageOf(database, {
+  return pageOf(database, query, {
     table: "svc_sessions",
-    columns: ["id", "user_id", "kind", "created_at", "expires_at", "user_agent", "ip"],
-    schema: sessionRow,
-    userId: query.userId,
-    cursor: query.cursor,
-  });
-  return {
-    items: page.rows.map((row) => ({
+    row: sessionRow,
+    item: (row) => ({
       id: row.id,
       userId: row.user_id,
       kind: row.kind,
@@ -133,34 +136,19 @@ export async function listSessionMetadata(
       expiresAt: row.expires_at,
       userAgent: row.user_agent,
       ip: row.ip,
-    })),
-    nextCursor: page.nextCursor,
-  };
+    }),
+  });
 }
 
 /** API keys, newest first: metadata only, never the key or its hash. */
-export async function listApiKeyMetadata(
+export function listApiKeyMetadata(
   database: AuthDatabase,
-  query: { readonly userId?: string | undefined; readonly cursor?: string | undefined },
+  query: MetadataQuery,
 ): Promise<MetadataPage<ApiKeyMetadata>> {
-  const page = await pageOf(database, {
+  return pageOf(database, query, {
     table: "svc_api_keys",
-    columns: [
-      "id",
-      "user_id",
-      "name",
-      "prefix",
-      "scopes",
-      "expires_at",
-      "last_used_at",
-      "created_at",
-    ],
-    schema: apiKeyRow,
-    userId: query.userId,
-    cursor: query.cursor,
-  });
-  return {
-    items: page.rows.map((row) => ({
+    row: apiKeyRow,
+    item: (row) => ({
       id: row.id,
       userId: row.user_id,
       name: row.name,
@@ -169,9 +157,8 @@ export async function listApiKeyMetadata(
       expiresAt: row.expires_at,
       lastUsedAt: row.last_used_at,
       createdAt: row.created_at,
-    })),
-    nextCursor: page.nextCursor,
-  };
+    }),
+  });
 }
 
 /** Rows counted at most for a total. */
