@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { ManifestIssue } from "./errors.js";
+import { fieldKinds } from "./field-kinds.js";
 
 /**
  * Turns zod's findings about a manifest into what its author can act on:
@@ -197,18 +198,6 @@ function unknownKeys(input: unknown, issue: z.core.$ZodIssueUnrecognizedKeys): M
   });
 }
 
-const FIELD_TYPES = [
-  "string",
-  "int",
-  "float",
-  "bool",
-  "datetime",
-  "json",
-  "id",
-  "enum",
-  "file",
-] as const;
-
 /** zod's wording of common findings in plain terms (`must be at least 1`). */
 function plainMessage(input: unknown, issue: z.core.$ZodIssue): string {
   if (issue.code === "too_small" && issue.origin === "number") {
@@ -238,13 +227,13 @@ export function describeIssues(input: unknown, error: z.ZodError): ManifestIssue
     const isType = location.part === "field" && location.rest.join(".") === "type";
     if (isType && issue.code === "invalid_union") {
       const written = at(location.node, "type");
-      const kinds = FIELD_TYPES.join(", ");
+      const kinds = fieldKinds.join(", ");
       issues.push({
         path,
         where: location.where,
         message:
           typeof written === "string"
-            ? `unknown type "${written}"${didYouMean(written, FIELD_TYPES)} (types: ${kinds})`
+            ? `unknown type "${written}"${didYouMean(written, fieldKinds)} (types: ${kinds})`
             : `\`type\` is missing or not a string (types: ${kinds})`,
       });
       continue;

@@ -65,19 +65,8 @@ const enumField = z.strictObject({
     .refine((values) => new Set(values).size === values.length, "enum values must be distinct"),
 });
 
-/** The kinds a field can have. */
-export const fieldKinds = [
-  "string",
-  "int",
-  "float",
-  "bool",
-  "datetime",
-  "json",
-  "id",
-  "enum",
-  "file",
-] as const;
-export type FieldKind = (typeof fieldKinds)[number];
+// The kinds live in their own module, which the issue wording reads too.
+export { type FieldKind, fieldKinds } from "./field-kinds.js";
 
 export const fieldSchema = z.discriminatedUnion("type", [
   stringField,
