@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { adminAuth } from "@svc/store";
 import { artifactsDir, screenshotOnFailure } from "@svc/tooling/browser";
-import { testDatabases } from "@svc/tooling/databases";
+import { matchTarget, testDatabases } from "@svc/tooling/databases";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appServerPerTest } from "./app-server.js";
 import { type AuthTestServer, post, readJSON, registerPassword } from "./auth-fixtures.js";
@@ -219,8 +219,10 @@ describe.each(testDatabases())("every studio page in a browser on $name", (datab
   const stream = new AbortController();
   /** Script errors, console errors (a CSP refusal among them) and failed assets. */
   const problems: string[] = [];
-  const shotsDir =
-    process.env.SVC_UPDATE_SCREENSHOTS === "1" && database.name === "sqlite"
+  // The docs' screenshots are the SQLite run's (the database is open by the time they are taken).
+  const shotsDir = (): string =>
+    process.env.SVC_UPDATE_SCREENSHOTS === "1" &&
+    matchTarget(app.target, { sqlite: () => true, postgres: () => false })
       ? DOCS_DIR
       : join(artifactsDir(), "studio-pages", database.name);
 
@@ -234,7 +236,7 @@ describe.each(testDatabases())("every studio page in a browser on $name", (datab
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("heading", { name: "Entities of studio-app" }).waitFor();
     await page.close();
-    mkdirSync(shotsDir, { recursive: true });
+    mkdirSync(shotsDir(), { recursive: true });
   }, 120_000);
 
   afterAll(async () => {
@@ -443,7 +445,7 @@ describe.each(testDatabases())("every studio page in a browser on $name", (datab
         // A PNG as wide as the viewport.
         expect(shot.subarray(1, 4).toString("latin1")).toBe("PNG");
         expect(shot.readUInt32BE(16)).toBe(VIEWPORT.width);
-        writeFileSync(join(shotsDir, `studio-${pageCase.name}.png`), shot);
+        writeFileSync(join(shotsDir(), `studio-${pageCase.name}.png`), shot);
         await page.close();
       },
     );
