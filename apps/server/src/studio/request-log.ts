@@ -4,19 +4,12 @@ import type { AccessLogEntry, CallerKind } from "../logging/access-log.js";
 export const DEFAULT_REQUEST_LOG_ENTRIES = 10_000;
 
 /** One request as the Logs page keeps it: the access log line's fields, its time and a sequence number. */
-export interface RequestLogEntry {
+export interface RequestLogEntry extends Omit<AccessLogEntry, "aborted"> {
   /** Increases by one per request recorded; names a place in the log for paging. */
   readonly seq: number;
   /** When the response ended, unix ms. */
   readonly at: number;
-  readonly requestId: string;
-  readonly method: string;
-  /** The matched route's template, never the path; `unmatched` for none. */
-  readonly route: string;
-  readonly status: number;
-  readonly durationMs: number;
-  readonly caller: CallerKind;
-  readonly bytes: number;
+  /** Whether the client went away before the response was complete. */
   readonly aborted: boolean;
 }
 
