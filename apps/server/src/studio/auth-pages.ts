@@ -14,9 +14,9 @@ import { badge, cellValue, countText, idText, joined, jsonCell, timeCell } from 
 import { renderTable, toolbar } from "./data-table.js";
 import { COUNT_CAP, defaultOrder, entityColumns, type RowOrder } from "./entity-views.js";
 import { type HTMLValue, html, type SafeHTML } from "./html.js";
-import { errorBox, pagerLinks, renderPage, type StudioSection, studioURL } from "./layout.js";
+import { errorBox, pagerLinks, type StudioSection, studioURL } from "./layout.js";
 import { StudioError } from "./studio-errors.js";
-import { cursorParam, queryParam, sendPage, sessionOf } from "./studio-http.js";
+import { cursorParam, queryParam, sendStudioPage } from "./studio-http.js";
 import { type StudioOptions, shownErrorOf } from "./studio-options.js";
 
 const USERS_PAGE_SIZE = 50;
@@ -55,7 +55,7 @@ async function sendListPage(
     status = shown.status;
     body = errorBox(shown.error);
   }
-  sendPage(res, status, renderPage({ ...page, csrfToken: sessionOf(res).csrfToken, body }));
+  sendStudioPage(res, { ...page, body }, status);
 }
 
 /** The order of a page of User rows, from `sort` and `dir` (default: newest first when it can). */

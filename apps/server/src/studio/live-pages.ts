@@ -9,10 +9,10 @@ import { userLink } from "./auth-pages.js";
 import { badge, cellValue, countText, jsonCell, timeCell } from "./cells.js";
 import { renderTable, toolbar } from "./data-table.js";
 import { html, type SafeHTML } from "./html.js";
-import { csrfField, noticeBox, renderPage, studioURL } from "./layout.js";
+import { csrfField, noticeBox, studioURL } from "./layout.js";
 import { studioEvent } from "./studio-audit.js";
 import { StudioError } from "./studio-errors.js";
-import { checkCsrfToken, queryParam, sendPage, sessionOf } from "./studio-http.js";
+import { checkCsrfToken, queryParam, sendStudioPage, sessionOf } from "./studio-http.js";
 import type { StudioOptions } from "./studio-options.js";
 
 /** Connections one page shows at most (narrow with the filters). */
@@ -82,16 +82,11 @@ export function registerLivePages(
     const done = queryParam(req, "done", 16);
     const csrfToken = sessionOf(res).csrfToken;
     if (live === undefined) {
-      sendPage(
-        res,
-        200,
-        renderPage({
-          title: "Live",
-          csrfToken,
-          section: "Live",
-          body: html`<p class="hint">This server serves no live connections to the studio.</p>`,
-        }),
-      );
+      sendStudioPage(res, {
+        title: "Live",
+        section: "Live",
+        body: html`<p class="hint">This server serves no live connections to the studio.</p>`,
+      });
       return;
     }
     const all = live.list();
@@ -212,14 +207,10 @@ export function registerLivePages(
       <label>User id <input type="text" name="user" value="${userId ?? ""}" maxlength="200"></label>
       <button type="submit">Filter</button>
     </form>`;
-    sendPage(
-      res,
-      200,
-      renderPage({
-        title: "Live",
-        csrfToken,
-        section: "Live",
-        body: html`${done !== undefined && NOTICES.has(done) && noticeBox(NOTICES.get(done) ?? "")}
+    sendStudioPage(res, {
+      title: "Live",
+      section: "Live",
+      body: html`${done !== undefined && NOTICES.has(done) && noticeBox(NOTICES.get(done) ?? "")}
         <p class="muted">The open live connections of this server (each server lists its own), newest first, with the caller as it was resolved: never a token, cookie or key.</p>
         ${filter}
         ${toolbar({
@@ -229,8 +220,7 @@ export function registerLivePages(
         ${connections}
         <h2>Rooms</h2>
         ${roomTable}`,
-      }),
-    );
+    });
   });
 
   router.post("/studio/live/:id/close", ...signedIn, async (req, res) => {

@@ -4,7 +4,7 @@ import { badge, countText, timeCell } from "./cells.js";
 import { chart, formatFigure, legend } from "./charts.js";
 import { renderTable, toolbar } from "./data-table.js";
 import { html, type SafeHTML } from "./html.js";
-import { renderPage, studioURL } from "./layout.js";
+import { studioURL } from "./layout.js";
 import {
   bucketRequests,
   percentile,
@@ -13,7 +13,7 @@ import {
   type RequestLogFilter,
 } from "./request-log.js";
 import { StudioError } from "./studio-errors.js";
-import { queryParam, sendPage, sessionOf } from "./studio-http.js";
+import { queryParam, sendStudioPage } from "./studio-http.js";
 import type { StudioOptions } from "./studio-options.js";
 
 const PAGE_SIZE = 100;
@@ -192,18 +192,12 @@ export function registerLogPages(
 
   router.get("/studio/logs", ...signedIn, (req, res) => {
     const query = readQuery(req);
-    const csrfToken = sessionOf(res).csrfToken;
     if (log === undefined || log.capacity === 0) {
-      sendPage(
-        res,
-        200,
-        renderPage({
-          title: "Logs",
-          csrfToken,
-          section: "Logs",
-          body: html`<p class="hint">The request log is off on this server (<code>SVC_STUDIO_LOG_ENTRIES=0</code>). The access log still goes to the server's output (<code>SVC_ACCESS_LOG</code>).</p>`,
-        }),
-      );
+      sendStudioPage(res, {
+        title: "Logs",
+        section: "Logs",
+        body: html`<p class="hint">The request log is off on this server (<code>SVC_STUDIO_LOG_ENTRIES=0</code>). The access log still goes to the server's output (<code>SVC_ACCESS_LOG</code>).</p>`,
+      });
       return;
     }
     const window = WINDOWS[query.window] ?? { label: "", ms: 60 * 60_000, bucketMs: 60_000 };
@@ -263,14 +257,10 @@ export function registerLogPages(
       rowId: (entry) => String(entry.seq),
       empty: html`<p class="hint">No request matches in the ${window.label}.</p>`,
     });
-    sendPage(
-      res,
-      200,
-      renderPage({
-        title: "Logs",
-        csrfToken,
-        section: "Logs",
-        body: html`<p class="muted">This server's last ${log.capacity.toLocaleString("en-US")} requests at most, kept in memory (${log.size.toLocaleString("en-US")} now): another server has its own, and a restart empties it. Each is its access log line: the route template, never the path, query string, headers or body.</p>
+    sendStudioPage(res, {
+      title: "Logs",
+      section: "Logs",
+      body: html`<p class="muted">This server's last ${log.capacity.toLocaleString("en-US")} requests at most, kept in memory (${log.size.toLocaleString("en-US")} now): another server has its own, and a restart empties it. Each is its access log line: the route template, never the path, query string, headers or body.</p>
         ${filterForm(query, log.routes())}
         ${stats(inWindow, window.ms)}
         ${charts(inWindow, window, current)}
@@ -283,7 +273,6 @@ export function registerLogPages(
           ${query.before !== undefined && html`<a href="${studioURL(["logs"], paramsOf(query))}">Newest</a>`}
           ${older && last !== undefined && html`<a href="${studioURL(["logs"], { ...paramsOf(query), before: String(last.seq) })}" rel="next">Older</a>`}
         </nav>`,
-      }),
-    );
+    });
   });
 }

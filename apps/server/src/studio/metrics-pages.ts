@@ -1,7 +1,6 @@
 import type { RequestHandler, Router } from "express";
 import { type ChartSeries, chart, formatFigure, legend } from "./charts.js";
 import { html, type SafeHTML } from "./html.js";
-import { renderPage } from "./layout.js";
 import {
   type HistogramState,
   histogramDelta,
@@ -9,7 +8,7 @@ import {
   type MetricsHistory,
   type MetricsSample,
 } from "./metrics-history.js";
-import { sendPage, sessionOf } from "./studio-http.js";
+import { sendStudioPage } from "./studio-http.js";
 import type { StudioOptions } from "./studio-options.js";
 
 /** A sample older than this is refreshed before the page is drawn. */
@@ -301,15 +300,6 @@ export function registerMetricsPages(
 
   router.get("/studio/metrics", ...signedIn, async (_req, res) => {
     const body = history === undefined ? noHistory : await metricsBody(history);
-    sendPage(
-      res,
-      200,
-      renderPage({
-        title: "Metrics",
-        csrfToken: sessionOf(res).csrfToken,
-        section: "Metrics",
-        body,
-      }),
-    );
+    sendStudioPage(res, { title: "Metrics", section: "Metrics", body });
   });
 }

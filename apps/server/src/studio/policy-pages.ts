@@ -5,14 +5,14 @@ import type { RequestHandler, Router } from "express";
 import type { z } from "zod";
 import { formatExplanation } from "../cli/format-explanation.js";
 import { html, type SafeHTML } from "./html.js";
-import { errorBox, renderPage, studioURL } from "./layout.js";
+import { errorBox, studioURL } from "./layout.js";
 import {
   createPolicyAnalyses,
   renderAccessMatrix,
   renderLintFindings,
 } from "./policy-analysis-views.js";
 import { StudioError } from "./studio-errors.js";
-import { queryParam, sendPage, sessionOf } from "./studio-http.js";
+import { queryParam, sendStudioPage } from "./studio-http.js";
 import type { StudioOptions } from "./studio-options.js";
 
 /** The caller to explain for, as `svc policy explain --auth` takes it: any fields of the auth context. */
@@ -65,19 +65,14 @@ export function registerPolicyPages(
   const analyses = createPolicyAnalyses(compiled);
 
   router.get("/studio/policies", ...signedIn, (_req, res) => {
-    sendPage(
-      res,
-      200,
-      renderPage({
-        title: "Policies",
-        csrfToken: sessionOf(res).csrfToken,
-        section: "Policies",
-        body: html`<p class="toolbar">${manifest.entities.map((entity) => html`<a class="button" href="${studioURL(["policies", entity.name])}">${entity.name}</a>`)}</p>
+    sendStudioPage(res, {
+      title: "Policies",
+      section: "Policies",
+      body: html`<p class="toolbar">${manifest.entities.map((entity) => html`<a class="button" href="${studioURL(["policies", entity.name])}">${entity.name}</a>`)}</p>
           <h2>Lint</h2>
           ${renderLintFindings(analyses.findings, true)}
           <p><small>The same findings as <code>svc policy lint</code>; the server prints the errors and warnings at boot in dev mode.</small></p>`,
-      }),
-    );
+    });
   });
 
   router.get("/studio/policies/:entity", ...signedIn, (req, res) => {
@@ -104,12 +99,10 @@ export function registerPolicyPages(
       status = error.status;
       explained = errorBox(error);
     }
-    sendPage(
+    sendStudioPage(
       res,
-      status,
-      renderPage({
+      {
         title: `Policies of ${entity.name}`,
-        csrfToken: sessionOf(res).csrfToken,
         section: "Policies",
         body: html`<p><a href="${studioURL(["entities", entity.name])}">Rows of ${entity.name}</a></p>
           ${renderPolicySource(manifest.policies.filter((policy) => policy.entity === entity.name))}
@@ -126,7 +119,8 @@ export function registerPolicyPages(
             <button type="submit">Explain</button>
           </form>
           ${explained}`,
-      }),
+      },
+      status,
     );
   });
 }

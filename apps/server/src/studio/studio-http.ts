@@ -5,8 +5,8 @@ import express, {
   type RequestHandler,
   type Response,
 } from "express";
-import type { SafeHTML } from "./html.js";
-import { STUDIO_PATH } from "./layout.js";
+import type { HTMLValue, SafeHTML } from "./html.js";
+import { renderPage, STUDIO_PATH, type StudioSection } from "./layout.js";
 import { StudioError } from "./studio-errors.js";
 import { type StudioSession, type StudioSessions, secretsEqual } from "./studio-sessions.js";
 
@@ -39,6 +39,15 @@ export const securityHeaders: RequestHandler = (_req, res, next) => {
 /** Sends a rendered page. */
 export function sendPage(res: Response, status: number, page: SafeHTML): void {
   res.status(status).type("html").send(page.toString());
+}
+
+/** Sends a page of the signed-in studio: the layout, with the session's CSRF token for its forms. */
+export function sendStudioPage(
+  res: Response,
+  page: { readonly title: string; readonly section: StudioSection; readonly body: HTMLValue },
+  status = 200,
+): void {
+  sendPage(res, status, renderPage({ ...page, csrfToken: sessionOf(res).csrfToken }));
 }
 
 /** `Set-Cookie` for a signed-in studio: HttpOnly, SameSite=Strict, Secure over https. */
