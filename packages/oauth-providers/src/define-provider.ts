@@ -312,3 +312,23 @@ export function optionalFields(fields: {
       fields.avatarUrl !== "" && { avatarUrl: fields.avatarUrl }),
   };
 }
+
+/**
+ * The identity an ID token's standard claims state: `sub`, `email` (the
+ * address verified only when `email_verified` is true), `name` and
+ * `picture`, each taken only when it is a string.
+ */
+export function identityFromClaims(
+  claims: Readonly<Record<string, unknown>>,
+): Omit<OAuthIdentity, "provider"> {
+  const email = typeof claims.email === "string" ? claims.email : null;
+  return {
+    providerUserId: String(claims.sub),
+    email,
+    emailVerified: email !== null && claims.email_verified === true,
+    ...optionalFields({
+      name: typeof claims.name === "string" ? claims.name : undefined,
+      avatarUrl: typeof claims.picture === "string" ? claims.picture : undefined,
+    }),
+  };
+}

@@ -1,4 +1,4 @@
-import { defineProvider, endpoint, optionalFields } from "../define-provider.js";
+import { defineProvider, endpoint, identityFromClaims } from "../define-provider.js";
 import type { OAuthProvider, OAuthProviderOptions } from "../provider.js";
 
 /** The issuers Google signs ID tokens as. */
@@ -27,17 +27,7 @@ export function createGoogleProvider(options: OAuthProviderOptions): OAuthProvid
       nonce: true,
       defaultScopes: ["openid", "email", "profile"],
       async identity({ idTokenClaims }) {
-        const claims = idTokenClaims(GOOGLE_ISSUERS);
-        const email = typeof claims.email === "string" ? claims.email : null;
-        return {
-          providerUserId: String(claims.sub),
-          email,
-          emailVerified: email !== null && claims.email_verified === true,
-          ...optionalFields({
-            name: typeof claims.name === "string" ? claims.name : undefined,
-            avatarUrl: typeof claims.picture === "string" ? claims.picture : undefined,
-          }),
-        };
+        return identityFromClaims(idTokenClaims(GOOGLE_ISSUERS));
       },
     },
     options,

@@ -1,4 +1,4 @@
-import { defineProvider, endpoint, optionalFields } from "../define-provider.js";
+import { defineProvider, endpoint, identityFromClaims } from "../define-provider.js";
 import type { OAuthProvider, OAuthProviderOptions } from "../provider.js";
 
 /**
@@ -22,17 +22,7 @@ export function createSlackProvider(options: OAuthProviderOptions): OAuthProvide
       nonce: true,
       defaultScopes: ["openid", "email", "profile"],
       async identity({ idTokenClaims }) {
-        const claims = idTokenClaims(["https://slack.com"]);
-        const email = typeof claims.email === "string" ? claims.email : null;
-        return {
-          providerUserId: String(claims.sub),
-          email,
-          emailVerified: email !== null && claims.email_verified === true,
-          ...optionalFields({
-            name: typeof claims.name === "string" ? claims.name : undefined,
-            avatarUrl: typeof claims.picture === "string" ? claims.picture : undefined,
-          }),
-        };
+        return identityFromClaims(idTokenClaims(["https://slack.com"]));
       },
     },
     options,
