@@ -1,6 +1,14 @@
 /** How long an outbound transport waits for its provider before giving up: 10 seconds. */
 export const DEFAULT_DELIVERY_TIMEOUT_MS = 10_000;
 
+/** The options every outbound transport shares. */
+export interface DeliveryOptions {
+  /** The fetch to use; default the global one. Tests pass their own. */
+  readonly fetch?: typeof fetch | undefined;
+  /** Milliseconds before the send is abandoned; default 10 000. */
+  readonly timeoutMs?: number | undefined;
+}
+
 /** A JSON POST to a provider, as every outbound transport makes it. */
 export interface JSONPost {
   /** Provider name, used only in the failure description. */
@@ -52,4 +60,31 @@ export function joinURL(base: string | URL, path: string): URL {
   const url = new URL(base);
   url.pathname = `${url.pathname.replace(/\/+$/, "")}/${path.replace(/^\/+/, "")}`;
   return url;
+}
+
+/** `Authorization: Bearer <apiKey>` when there is a key; no header otherwise. */
+export function bearerHeaders(apiKey: string | undefined): Record<string, string> {
+  return apiKey === undefined ? {} : { Authorization: `Bearer ${apiKey}` };
+}
+
+/**
+ * What every outbound transport does with a message: `postJSON` to
+ * `target` with `body(message)`, the fetch and timeout of `options` (default
+ * `DEFAULT_DELIVERY_TIMEOUT_MS`), any failure thrown as `failed(cause)` (the
+ * transport's own `AuthError`).
+ */
+export function jsonSender<TMessage>(
+  target: Pick<JSONPost, "provider" | "url" | "headers">,
+  options: DeliveryOptions,
+  body: (message: TMessage) => unknown,
+  failed: (cause: unknown) => Error,
+): (message: TMessage) => Promise<void> {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS;
+  return async (message) => {
+    try {
+      await postJSON({ ...target, body: body(message), fetch: options.fetch, timeoutMs });
+    } catch (cause) {
+      throw failed(cause);
+    }
+  };
 }

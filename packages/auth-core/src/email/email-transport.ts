@@ -1,4 +1,5 @@
 import { DEFAULT_DELIVERY_TIMEOUT_MS } from "../delivery/post-json.js";
+import { AuthError } from "../errors.js";
 
 /**
  * One plain-text email. `from` is an address or `Name <address>`; the
@@ -29,3 +30,8 @@ export interface EmailTransport {
 
 /** How long a transport waits for the provider before giving up: 10 seconds. */
 export const DEFAULT_EMAIL_TIMEOUT_MS = DEFAULT_DELIVERY_TIMEOUT_MS;
+
+/** The rejection of a failed email send: generic wording, the details in `cause`. */
+export function emailSendFailed(cause: unknown): AuthError {
+  return new AuthError("EMAIL_SEND_FAILED", { cause });
+}

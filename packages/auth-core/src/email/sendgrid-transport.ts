@@ -1,22 +1,13 @@
-import { joinURL, postJSON } from "../delivery/post-json.js";
-import { AuthError } from "../errors.js";
-import {
-  DEFAULT_EMAIL_TIMEOUT_MS,
-  type EmailMessage,
-  type EmailTransport,
-} from "./email-transport.js";
+import { bearerHeaders, type DeliveryOptions, joinURL, jsonSender } from "../delivery/post-json.js";
+import { type EmailMessage, type EmailTransport, emailSendFailed } from "./email-transport.js";
 import { parseMailbox } from "./mailbox.js";
 
 /** Options of `createSendGridTransport`. */
-export interface SendGridTransportOptions {
+export interface SendGridTransportOptions extends DeliveryOptions {
   /** A SendGrid API key (`SG....`), sent as a bearer token. */
   readonly apiKey: string;
   /** The API's address; default `https://api.sendgrid.com`. */
   readonly baseURL?: string | URL | undefined;
-  /** The fetch to use; default the global one. */
-  readonly fetch?: typeof fetch | undefined;
-  /** Milliseconds before the send is abandoned; default 10 000. */
-  readonly timeoutMs?: number | undefined;
 }
 
 // SendGrid takes the sender as `{email, name}` and refuses `Name <addr>` in
@@ -41,24 +32,16 @@ export function createSendGridTransport(options: SendGridTransportOptions): Emai
   const url = joinURL(options.baseURL ?? "https://api.sendgrid.com", "v3/mail/send");
   return {
     name: "sendgrid",
-    async send(message: EmailMessage): Promise<void> {
-      try {
-        await postJSON({
-          provider: "sendgrid",
-          url,
-          headers: { Authorization: `Bearer ${options.apiKey}` },
-          body: {
-            personalizations: [{ to: [{ email: message.to }] }],
-            from: sender(message.from),
-            subject: message.subject,
-            content: [{ type: "text/plain", value: message.body }],
-          },
-          fetch: options.fetch,
-          timeoutMs: options.timeoutMs ?? DEFAULT_EMAIL_TIMEOUT_MS,
-        });
-      } catch (cause) {
-        throw new AuthError("EMAIL_SEND_FAILED", { cause });
-      }
-    },
+    send: jsonSender(
+      { provider: "sendgrid", url, headers: bearerHeaders(options.apiKey) },
+      options,
+      (message: EmailMessage) => ({
+        personalizations: [{ to: [{ email: message.to }] }],
+        from: sender(message.from),
+        subject: message.subject,
+        content: [{ type: "text/plain", value: message.body }],
+      }),
+      emailSendFailed,
+    ),
   };
 }

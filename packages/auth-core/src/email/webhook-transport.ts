@@ -1,21 +1,12 @@
-import { postJSON } from "../delivery/post-json.js";
-import { AuthError } from "../errors.js";
-import {
-  DEFAULT_EMAIL_TIMEOUT_MS,
-  type EmailMessage,
-  type EmailTransport,
-} from "./email-transport.js";
+import { bearerHeaders, type DeliveryOptions, jsonSender } from "../delivery/post-json.js";
+import { type EmailMessage, type EmailTransport, emailSendFailed } from "./email-transport.js";
 
 /** Options of `createWebhookTransport`. */
-export interface WebhookTransportOptions {
+export interface WebhookTransportOptions extends DeliveryOptions {
   /** The address that receives the POST (`SVC_EMAIL_ENDPOINT`). */
   readonly endpoint: string | URL;
   /** Sent as `Authorization: Bearer <apiKey>` when set; no header otherwise. */
   readonly apiKey?: string | undefined;
-  /** The fetch to use; default the global one. Tests pass their own. */
-  readonly fetch?: typeof fetch | undefined;
-  /** Milliseconds before the send is abandoned; default 10 000. */
-  readonly timeoutMs?: number | undefined;
 }
 
 /**
@@ -28,28 +19,18 @@ export interface WebhookTransportOptions {
  */
 export function createWebhookTransport(options: WebhookTransportOptions): EmailTransport {
   const url = new URL(options.endpoint);
-  const headers: Record<string, string> =
-    options.apiKey === undefined ? {} : { Authorization: `Bearer ${options.apiKey}` };
   return {
     name: "webhook",
-    async send(message: EmailMessage): Promise<void> {
-      try {
-        await postJSON({
-          provider: "webhook",
-          url,
-          headers,
-          body: {
-            to: message.to,
-            from: message.from,
-            subject: message.subject,
-            body: message.body,
-          },
-          fetch: options.fetch,
-          timeoutMs: options.timeoutMs ?? DEFAULT_EMAIL_TIMEOUT_MS,
-        });
-      } catch (cause) {
-        throw new AuthError("EMAIL_SEND_FAILED", { cause });
-      }
-    },
+    send: jsonSender(
+      { provider: "webhook", url, headers: bearerHeaders(options.apiKey) },
+      options,
+      (message: EmailMessage) => ({
+        to: message.to,
+        from: message.from,
+        subject: message.subject,
+        body: message.body,
+      }),
+      emailSendFailed,
+    ),
   };
 }

@@ -1,4 +1,4 @@
-import { DEFAULT_DELIVERY_TIMEOUT_MS, postJSON } from "../delivery/post-json.js";
+import { bearerHeaders, type DeliveryOptions, jsonSender } from "../delivery/post-json.js";
 import { AuthError } from "../errors.js";
 
 /** One text message; `to` is an E.164 phone number such as `+14155550100`. */
@@ -19,15 +19,11 @@ export interface SmsTransport {
 }
 
 /** Options of `createSmsWebhookTransport`. */
-export interface SmsWebhookTransportOptions {
+export interface SmsWebhookTransportOptions extends DeliveryOptions {
   /** The address that receives the POST (`SVC_SMS_ENDPOINT`). */
   readonly endpoint: string | URL;
   /** Sent as `Authorization: Bearer <apiKey>` when set (`SVC_SMS_API_KEY`). */
   readonly apiKey?: string | undefined;
-  /** The fetch to use; default the global one. */
-  readonly fetch?: typeof fetch | undefined;
-  /** Milliseconds before the send is abandoned; default 10 000. */
-  readonly timeoutMs?: number | undefined;
 }
 
 /** The message a failed text send answers with; the code table's wording is about email. */
@@ -43,23 +39,13 @@ export interface SmsWebhookTransportOptions {
  */
 export function createSmsWebhookTransport(options: SmsWebhookTransportOptions): SmsTransport {
   const url = new URL(options.endpoint);
-  const headers: Record<string, string> =
-    options.apiKey === undefined ? {} : { Authorization: `Bearer ${options.apiKey}` };
   return {
     name: "sms-webhook",
-    async sendSms(message: SmsMessage): Promise<void> {
-      try {
-        await postJSON({
-          provider: "sms webhook",
-          url,
-          headers,
-          body: { to: message.to, body: message.body },
-          fetch: options.fetch,
-          timeoutMs: options.timeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS,
-        });
-      } catch (cause) {
-        throw new AuthError("SMS_SEND_FAILED", { cause });
-      }
-    },
+    sendSms: jsonSender(
+      { provider: "sms webhook", url, headers: bearerHeaders(options.apiKey) },
+      options,
+      (message: SmsMessage) => ({ to: message.to, body: message.body }),
+      (cause) => new AuthError("SMS_SEND_FAILED", { cause }),
+    ),
   };
 }
