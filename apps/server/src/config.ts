@@ -23,9 +23,13 @@ const originList = z.string().transform((value) =>
     .filter((origin) => origin !== ""),
 );
 
+/** A whole number from `min` to `max`, `fallback` when the variable is unset. */
+const wholeNumber = (min: number, max: number, fallback: number) =>
+  z.coerce.number().int().min(min).max(max).default(fallback);
+
 // Each variable is parsed on its own so an error can name exactly one of them.
 const variables = {
-  SVC_PORT: z.coerce.number().int().min(0).max(65_532).default(4321),
+  SVC_PORT: wholeNumber(0, 65_532, 4321),
   SVC_HOST: z
     .string()
     .refine((host) => host === "localhost" || isIP(host) !== 0, "must be an IP address")
@@ -55,46 +59,21 @@ const variables = {
     .optional(),
   // How long the sync change log keeps entries (a client offline longer
   // resyncs): a week and a million entries by default.
-  SVC_SYNC_RETENTION_SECS: z.coerce
-    .number()
-    .int()
-    .min(60)
-    .max(366 * 24 * 3600)
-    .default(7 * 24 * 3600),
-  SVC_SYNC_RETENTION_ENTRIES: z.coerce
-    .number()
-    .int()
-    .min(1000)
-    .max(1_000_000_000)
-    .default(1_000_000),
-  SVC_BODY_LIMIT_BYTES: z.coerce
-    .number()
-    .int()
-    .min(1024)
-    .max(64 * 1024 * 1024)
-    .default(1024 * 1024),
+  SVC_SYNC_RETENTION_SECS: wholeNumber(60, 366 * 24 * 3600, 7 * 24 * 3600),
+  SVC_SYNC_RETENTION_ENTRIES: wholeNumber(1000, 1_000_000_000, 1_000_000),
+  SVC_BODY_LIMIT_BYTES: wholeNumber(1024, 64 * 1024 * 1024, 1024 * 1024),
   // Largest string or json value of a field without its own maxBytes, and
   // largest row (its string and json values together): 64 KiB and 1 MiB.
-  SVC_MAX_FIELD_BYTES: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(64 * 1024 * 1024)
-    .default(64 * 1024),
-  SVC_MAX_ROW_BYTES: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(64 * 1024 * 1024)
-    .default(1024 * 1024),
-  SVC_LIVE_MAX_CONNECTIONS_PER_USER: z.coerce.number().int().min(1).max(100_000).default(32),
-  SVC_LIVE_MAX_CONNECTIONS_PER_IP: z.coerce.number().int().min(1).max(1_000_000).default(256),
+  SVC_MAX_FIELD_BYTES: wholeNumber(1, 64 * 1024 * 1024, 64 * 1024),
+  SVC_MAX_ROW_BYTES: wholeNumber(1, 64 * 1024 * 1024, 1024 * 1024),
+  SVC_LIVE_MAX_CONNECTIONS_PER_USER: wholeNumber(1, 100_000, 32),
+  SVC_LIVE_MAX_CONNECTIONS_PER_IP: wholeNumber(1, 1_000_000, 256),
   SVC_LOG_LEVEL: z
     .enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(", ")}` })
     .default("info"),
   SVC_LOG_FORMAT: z.enum(["json", "pretty"], { error: "must be json or pretty" }).optional(),
   SVC_ACCESS_LOG: z.enum(["on", "off"], { error: "must be on or off" }).default("on"),
-  SVC_STUDIO_LOG_ENTRIES: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
+  SVC_STUDIO_LOG_ENTRIES: wholeNumber(0, 1_000_000, 10_000),
 } as const;
 
 type Variables = typeof variables;
