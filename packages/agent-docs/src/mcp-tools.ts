@@ -11,6 +11,7 @@ import {
   searchTextSchema,
   type TemplateEntry,
   templateListSchema,
+  templateWordsSchema,
 } from "./schemas.js";
 import { listTemplates } from "./templates.js";
 import { normalizeBaseURL } from "./urls.js";
@@ -41,10 +42,7 @@ export const searchDocsInputSchema = z.object({
 export const readDocInputSchema = z.object({ path: docPathSchema });
 /** Input of `list_svc_templates`. */
 export const listTemplatesInputSchema = z.object({
-  query: z
-    .string()
-    .optional()
-    .describe("Words that must each occur in the template's id, name, blurb or features."),
+  query: templateWordsSchema,
 });
 /** Input of `get_svc_skill`. */
 export const getSkillInputSchema = z.object({});

@@ -9,6 +9,7 @@ import {
   SEARCH_QUERY_MAX_LENGTH,
   searchTextSchema,
   templateListSchema,
+  templateWordsSchema,
 } from "./schemas.js";
 
 /** Path prefix of every agent API route. */
@@ -31,10 +32,7 @@ export const readQuerySchema = z.object({ path: docPathSchema });
 
 /** Query of `GET /agent/v1/templates`. */
 export const templatesQuerySchema = z.object({
-  q: z
-    .string()
-    .optional()
-    .describe("Words that must each occur in the template's id, name, blurb or features."),
+  q: templateWordsSchema,
 });
 
 /** What a successful response of an operation carries. */

@@ -24,6 +24,12 @@ export const searchTextSchema = z
   .max(SEARCH_QUERY_MAX_LENGTH)
   .describe("Keywords matched against page titles, paths and summaries (and, weaker, bodies).");
 
+/** Words a template listing is filtered by (the API's `q`, the MCP tool's `query`). */
+export const templateWordsSchema = z
+  .string()
+  .optional()
+  .describe("Words that must each occur in the template's id, name, blurb or features.");
+
 /** The number of search results wanted. */
 export const searchLimitSchema = z
   .int()
