@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import { sql } from "kysely";
 import type { Client, Notification } from "pg";
+import { ReadyWaiters } from "./ready-waiters.js";
 import type { SyncTables } from "./tables.js";
 
 /**
@@ -294,7 +295,7 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
   let byeWanted = false;
   // Connections being ended, so `close()` can wait for their sockets.
   const ending = new Set<Promise<void>>();
-  let waiters: { resolve(): void; reject(error: unknown): void }[] = [];
+  const waiters = new ReadyWaiters();
   // Following on demand: whether the tail follows other servers now, how
   // many hold it, the pending pause, and the run of following (bumped at
   // each pause, so a read or a start point of an earlier run is dropped).
@@ -535,15 +536,6 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
     }
   };
 
-  const settleWaiters = (error?: unknown): void => {
-    const pending = waiters;
-    waiters = [];
-    for (const waiter of pending) {
-      if (error === undefined) waiter.resolve();
-      else waiter.reject(error);
-    }
-  };
-
   const scheduleReconnect = (): void => {
     if (closed || cancelReconnect !== undefined) return;
     cancelReconnect = schedule(
@@ -618,7 +610,7 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
       current = self;
       attempt = 0;
       connecting = false;
-      settleWaiters();
+      waiters.settle();
       // Others learn of this server now and every `presenceMs` after
       // (while it follows: paused, it says nothing).
       if (follows) {
@@ -635,7 +627,7 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
     } catch (error) {
       connecting = false;
       if (client !== undefined) await end(client);
-      settleWaiters(error);
+      waiters.settle(error);
       if (closed) return;
       report(error);
       scheduleReconnect();
@@ -729,7 +721,7 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
     ready() {
       if (closed) return Promise.reject(new ChangeFeedError("FEED_CLOSED"));
       if (current !== undefined) return Promise.resolve();
-      const waiting = new Promise<void>((resolve, reject) => waiters.push({ resolve, reject }));
+      const waiting = waiters.wait();
       start();
       return waiting;
     },
@@ -803,7 +795,7 @@ export function createPgFeed<TEntry extends FeedEntry>(deps: PgFeedDeps<TEntry>)
       cancelResume?.();
       if (presenceTimer !== undefined) clearInterval(presenceTimer);
       releaseStartWaiters();
-      settleWaiters(new ChangeFeedError("FEED_CLOSED"));
+      waiters.settle(new ChangeFeedError("FEED_CLOSED"));
       const client = current;
       current = undefined;
       if (client !== undefined) void end(client);

@@ -1,5 +1,6 @@
 import type { Client, Notification } from "pg";
 import { reconnectDelay } from "../pg-feed.js";
+import { ReadyWaiters } from "../ready-waiters.js";
 import {
   DEFAULT_SHARD_CHECK_MS,
   DEFAULT_SHARD_MAX_PENDING_BYTES,
@@ -81,7 +82,7 @@ export function createShardCluster(options: ShardClusterOptions): ShardCluster {
   let connecting: Promise<void> | undefined;
   let attempt = 0;
   let cancelReconnect: (() => void) | undefined;
-  let waiters: { resolve(): void; reject(error: unknown): void }[] = [];
+  const waiters = new ReadyWaiters();
   // Outgoing: serialized messages per receiver, gathered for the flush
   // queued last (undefined: none is open), and their bytes until sent.
   let outbox: Map<number, string[]> | undefined;
@@ -104,15 +105,6 @@ export function createShardCluster(options: ShardClusterOptions): ShardCluster {
       onError(error);
     } catch {
       // A failing reporter must not stop the relay.
-    }
-  };
-
-  const settleWaiters = (error?: unknown): void => {
-    const pending = waiters;
-    waiters = [];
-    for (const waiter of pending) {
-      if (error === undefined) waiter.resolve();
-      else waiter.reject(error);
     }
   };
 
@@ -301,10 +293,10 @@ export function createShardCluster(options: ShardClusterOptions): ShardCluster {
         () => {
           if (attempt > 0) counters.reconnects += 1;
           attempt = 0;
-          settleWaiters();
+          waiters.settle();
         },
         (error: unknown) => {
-          settleWaiters(error);
+          waiters.settle(error);
           if (closed) return;
           report(error);
           scheduleReconnect();
@@ -320,7 +312,7 @@ export function createShardCluster(options: ShardClusterOptions): ShardCluster {
     ready() {
       if (closed) return Promise.reject(new ShardClusterError("RELAY_CLOSED"));
       if (session !== undefined) return Promise.resolve();
-      const waiting = new Promise<void>((resolve, reject) => waiters.push({ resolve, reject }));
+      const waiting = waiters.wait();
       if (!started) {
         started = true;
         void connect();
@@ -394,7 +386,7 @@ export function createShardCluster(options: ShardClusterOptions): ShardCluster {
       if (closed) return;
       closed = true;
       cancelReconnect?.();
-      settleWaiters(new ShardClusterError("RELAY_CLOSED"));
+      waiters.settle(new ShardClusterError("RELAY_CLOSED"));
       await connecting?.catch(() => undefined);
       const current = session;
       if (current === undefined) return;
