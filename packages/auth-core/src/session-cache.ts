@@ -21,26 +21,24 @@ export const SESSION_CACHE_TTL_MS = 1000;
  */
 export class SessionCache {
   readonly #entries = new Map<string, { record: SessionRecord; cachedAt: number }>();
-  #hits = 0;
-  #misses = 0;
-  #invalidations = 0;
-  #evictions = 0;
+  // What `stats()` reports, beside the size.
+  readonly #counts = { hits: 0, misses: 0, invalidations: 0, evictions: 0 };
 
   /** The cached session for `token`, unless older than `SESSION_CACHE_TTL_MS` at `now`. */
   get(token: string, now: number): SessionRecord | undefined {
     const entry = this.#entries.get(token);
     if (entry === undefined) {
-      this.#misses++;
+      this.#counts.misses++;
       return undefined;
     }
     this.#entries.delete(token);
     if (now - entry.cachedAt >= SESSION_CACHE_TTL_MS || now < entry.cachedAt) {
-      this.#misses++;
+      this.#counts.misses++;
       return undefined;
     }
     // Re-insert: Map iteration order is insertion order, so the oldest key is the LRU one.
     this.#entries.set(token, entry);
-    this.#hits++;
+    this.#counts.hits++;
     return entry.record;
   }
 
@@ -49,7 +47,7 @@ export class SessionCache {
       const oldest = this.#entries.keys().next();
       if (oldest.done !== true) {
         this.#entries.delete(oldest.value);
-        this.#evictions++;
+        this.#counts.evictions++;
       }
     }
     this.#entries.set(token, { record, cachedAt: now });
@@ -57,32 +55,26 @@ export class SessionCache {
 
   /** Drops the session with this id (its token is not known here). */
   forget(sessionId: string): void {
-    this.#invalidations++;
+    this.#counts.invalidations++;
     for (const [token, entry] of this.#entries) {
       if (entry.record.id === sessionId) this.#entries.delete(token);
     }
   }
 
   forgetUser(userId: string): void {
-    this.#invalidations++;
+    this.#counts.invalidations++;
     for (const [token, entry] of this.#entries) {
       if (entry.record.userId === userId) this.#entries.delete(token);
     }
   }
 
   clear(): void {
-    this.#invalidations++;
+    this.#counts.invalidations++;
     this.#entries.clear();
   }
 
   /** Hits, misses (absent or too old), invalidations (`forget*`, `clear`), evictions and size. */
   stats(): CacheStats {
-    return {
-      hits: this.#hits,
-      misses: this.#misses,
-      invalidations: this.#invalidations,
-      evictions: this.#evictions,
-      size: this.#entries.size,
-    };
+    return { ...this.#counts, size: this.#entries.size };
   }
 }

@@ -12,10 +12,8 @@ export class EntitlementCache {
   readonly #ttlMs: number;
   readonly #maxEntries: number;
   readonly #now: () => number;
-  #hits = 0;
-  #misses = 0;
-  #invalidations = 0;
-  #evictions = 0;
+  // What `stats()` reports, beside the size.
+  readonly #counts = { hits: 0, misses: 0, invalidations: 0, evictions: 0 };
 
   constructor(options: { ttlMs: number; maxEntries?: number; now: () => number }) {
     this.#ttlMs = options.ttlMs;
@@ -28,10 +26,10 @@ export class EntitlementCache {
     const now = this.#now();
     const hit = this.#entries.get(userId);
     if (hit !== undefined && hit.expiresAt > now) {
-      this.#hits++;
+      this.#counts.hits++;
       return hit.ids;
     }
-    this.#misses++;
+    this.#counts.misses++;
     const ids = Object.freeze([...(await load())]);
     if (this.#ttlMs > 0) {
       // Oldest first in a Map: drop it when full.
@@ -39,7 +37,7 @@ export class EntitlementCache {
         const oldest = this.#entries.keys().next();
         if (oldest.done !== true) {
           this.#entries.delete(oldest.value);
-          this.#evictions++;
+          this.#counts.evictions++;
         }
       }
       this.#entries.delete(userId);
@@ -50,24 +48,18 @@ export class EntitlementCache {
 
   /** Forgets one user's ids (another server recorded a change of theirs). */
   forget(userId: string): void {
-    this.#invalidations++;
+    this.#counts.invalidations++;
     this.#entries.delete(userId);
   }
 
   /** Forgets everything (a subscription changed). */
   clear(): void {
-    this.#invalidations++;
+    this.#counts.invalidations++;
     this.#entries.clear();
   }
 
   /** Hits, misses (absent or expired; every lookup with a TTL of 0), invalidations (`forget`, `clear`), evictions, size. */
   stats(): CacheStats {
-    return {
-      hits: this.#hits,
-      misses: this.#misses,
-      invalidations: this.#invalidations,
-      evictions: this.#evictions,
-      size: this.#entries.size,
-    };
+    return { ...this.#counts, size: this.#entries.size };
   }
 }
