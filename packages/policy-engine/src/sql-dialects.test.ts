@@ -1,4 +1,4 @@
-import { testDatabases } from "@svc/tooling/databases";
+import { matchTarget, testDatabases } from "@svc/tooling/databases";
 import { Kysely, sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { useAccessDatabase } from "../test/use-access-database.js";
@@ -55,15 +55,30 @@ describe.each(testDatabases())("enterScratchSchema on $name", (kind) => {
 
   it("gives a transaction a place of its own for tables, gone with its rollback", async () => {
     const { db, dialect } = database();
+    // A name no other test uses, looked up in the catalog by name alone:
+    // kysely's introspection reads every schema, and another test file
+    // dropping its own schema at that moment makes it fail.
+    const table = `scratch_${crypto.randomUUID().slice(0, 8)}`;
+    const catalogQuery = matchTarget(database.target(), {
+      sqlite: () =>
+        sql<{ n: number }>`select count(*) as n from sqlite_master where name = ${table}`,
+      postgres: () =>
+        sql<{
+          n: number;
+        }>`select count(*)::int as n from pg_catalog.pg_class where relname = ${table}`,
+    });
     const tableCount = async (): Promise<number> =>
-      (await db.introspection.getTables()).filter((table) => table.name === "scratch").length;
+      Number((await catalogQuery.execute(db)).rows[0]?.n);
     await db
       .transaction()
       .execute(async (trx) => {
         await policySqlDialect(dialect).enterScratchSchema(trx);
-        await sql`create table scratch (id text)`.execute(trx);
-        await sql`insert into scratch values ('x')`.execute(trx);
-        expect((await sql`select id from scratch`.execute(trx)).rows).toEqual([{ id: "x" }]);
+        await sql`create table ${sql.id(table)} (id text)`.execute(trx);
+        await sql`insert into ${sql.id(table)} values ('x')`.execute(trx);
+        expect((await sql`select id from ${sql.id(table)}`.execute(trx)).rows).toEqual([
+          { id: "x" },
+        ]);
+        expect(await catalogQuery.execute(trx)).toMatchObject({ rows: [{ n: 1 }] });
         throw new Error("roll back");
       })
       .catch((error: unknown) => {
