@@ -1,4 +1,5 @@
 import { commonErrors, type DefinedErrorOptions, defineErrors, type ErrorTable } from "@svc/schema";
+import { storeErrorCodes } from "@svc/store";
 
 /** The wire errors the HTTP layer itself raises (the packages bring their own). */
 export const serverErrorCodes = {
@@ -24,18 +25,11 @@ export const serverErrorCodes = {
   },
   HEADERS_TOO_LARGE: { status: 431, message: "The request line and headers are too large." },
   REQUEST_TIMEOUT: { status: 408, message: "The request took too long to arrive." },
-  INVALID_IDEMPOTENCY_KEY: {
-    status: 400,
-    message: "The Idempotency-Key header must be 1 to 255 printable ASCII characters.",
-  },
-  IDEMPOTENCY_KEY_REUSED: {
-    status: 409,
-    message: "This Idempotency-Key was already used for a different request.",
-  },
-  IDEMPOTENCY_KEY_IN_PROGRESS: {
-    status: 409,
-    message: "A request with this Idempotency-Key is still running.",
-  },
+  // The store's idempotent writes raise these; the server's table names them
+  // too because its routes answer them, in the store's words.
+  INVALID_IDEMPOTENCY_KEY: storeErrorCodes.INVALID_IDEMPOTENCY_KEY,
+  IDEMPOTENCY_KEY_REUSED: storeErrorCodes.IDEMPOTENCY_KEY_REUSED,
+  IDEMPOTENCY_KEY_IN_PROGRESS: storeErrorCodes.IDEMPOTENCY_KEY_IN_PROGRESS,
 } as const satisfies ErrorTable;
 
 export type ServerErrorCode = keyof typeof serverErrorCodes;

@@ -67,4 +67,9 @@ export {
 } from "./explain.js";
 export { formatPolicyExpression } from "./format-expression.js";
 export { POLICY_LIMITS, parsePolicyExpression } from "./parse-expression.js";
+export {
+  type PolicyDialectName,
+  type PolicySqlDialect,
+  policySqlDialect,
+} from "./sql-dialects.js";
 export type { PolicyValue } from "./values.js";

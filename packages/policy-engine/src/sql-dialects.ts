@@ -20,13 +20,14 @@ export type PolicyDialectName = "sqlite" | "postgres";
  * nothing else in the engine tells the dialects apart. `@svc/store` keeps
  * the full `Dialect` objects, but the store depends on this package, not
  * the other way round, so the engine keeps these few facts itself, agreeing
- * with the store's (same names, same table layout, same boolean encoding).
+ * with the store's (same names, same boolean encoding); the store makes its
+ * tables from `columnTypes`.
  */
 export interface PolicySqlDialect {
   readonly name: PolicyDialectName;
   /**
-   * The column type of each field kind, as the store's migrations create
-   * it: what the compiled filters assume (Postgres text is `COLLATE "C"`,
+   * The column type of each field kind, from which the store's migrations
+   * create the tables: what the compiled filters assume (Postgres text is `COLLATE "C"`,
    * so it sorts bytewise like SQLite's).
    */
   readonly columnTypes: Readonly<Record<FieldKind, string>>;

@@ -1,3 +1,4 @@
+import { policySqlDialect } from "@svc/policy-engine";
 import {
   describeMigrationStep,
   diffTablePlans,
@@ -7,7 +8,7 @@ import {
   SchemaError,
   type TablePlan,
 } from "@svc/schema";
-import { type ColumnDataType, type Expression, type Kysely, sql } from "kysely";
+import { type Expression, type Kysely, sql } from "kysely";
 import type { EntityTables, StoreDialect } from "./database.js";
 import { dialectFor } from "./dialect/dialect-for.js";
 import { StoreError } from "./errors.js";
@@ -19,37 +20,13 @@ const SCHEMA_TABLE = "_svc_schema";
 // Any constant works: it only has to be the same for every svc process.
 const MIGRATION_LOCK_KEY = 7_361_042;
 
-// Text sorts bytewise on Postgres too (COLLATE "C"), matching SQLite's BINARY.
-const pgText = sql`text collate "C"`;
-
-const columnTypes: Record<StoreDialect, Record<FieldKind, ColumnDataType | Expression<unknown>>> = {
-  sqlite: {
-    string: "text",
-    int: "integer",
-    float: "real",
-    bool: "integer",
-    datetime: "text",
-    json: "text",
-    id: "text",
-    enum: "text",
-    file: "text",
-  },
-  postgres: {
-    string: pgText,
-    int: "bigint",
-    float: "double precision",
-    bool: "boolean",
-    datetime: "timestamptz",
-    json: "jsonb",
-    id: pgText,
-    enum: pgText,
-    file: pgText,
-  },
-};
-
-/** The SQL type of a field kind's column on a dialect. */
-function columnType(dialect: StoreDialect, kind: FieldKind): ColumnDataType | Expression<unknown> {
-  return columnTypes[dialect][kind];
+/**
+ * The SQL type of a field kind's column on a dialect. The policy engine owns
+ * the layout (its compiled filters assume it, e.g. Postgres text compared
+ * bytewise with `COLLATE "C"`), so the tables are made from its map.
+ */
+function columnType(dialect: StoreDialect, kind: FieldKind): Expression<unknown> {
+  return sql.raw(policySqlDialect(dialect).columnTypes[kind]);
 }
 
 type Db = Kysely<EntityTables>;

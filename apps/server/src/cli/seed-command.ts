@@ -1,6 +1,6 @@
 import { readdir, readFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
-import { z } from "zod";
+import { type BatchOperation, parseBatchBody } from "@svc/store";
 import { type CliCommand, type CliEnv, parseCommandLine } from "./cli-command.js";
 
 /** The usage of `svc seed`, printed on `--help` and after a usage error. */
@@ -29,18 +29,6 @@ export class SeedError extends Error {}
 
 /** The most bytes one seed file may have (the server's default body limit). */
 const MAX_SEED_FILE_BYTES = 1024 * 1024;
-
-const seedFile = z.strictObject({
-  operations: z
-    .array(
-      z.strictObject({
-        op: z.literal("insert"),
-        entity: z.string().min(1),
-        data: z.record(z.string(), z.unknown()),
-      }),
-    )
-    .min(1),
-});
 
 /** The answer of one request: its status and parsed JSON body (undefined when not JSON). */
 async function request(
@@ -129,15 +117,16 @@ export const runSeedCommand: CliCommand = async (argv, io, env) => {
     if (Buffer.byteLength(text) > MAX_SEED_FILE_BYTES) {
       throw new SeedError(`${shown} is larger than 1 MiB; split it into several files`);
     }
-    let parsed: z.infer<typeof seedFile>;
+    // A seed file is a `POST /api/batch` body, checked as the server checks one.
+    let operations: BatchOperation[];
     try {
-      parsed = seedFile.parse(JSON.parse(text));
+      operations = parseBatchBody(JSON.parse(text));
     } catch {
       throw new SeedError(
         `${shown} is not a batch: {"operations":[{"op":"insert","entity":"<Entity>","data":{...}}]}`,
       );
     }
-    const entities = [...new Set(parsed.operations.map((operation) => operation.entity))];
+    const entities = [...new Set(operations.map((operation) => operation.entity))];
     if (!values.force) {
       const filled: string[] = [];
       for (const entity of entities) {
@@ -162,7 +151,7 @@ export const runSeedCommand: CliCommand = async (argv, io, env) => {
     if (answer.status !== 200) {
       throw new SeedError(`${shown}: the server refused it: ${errorOf(answer.body)}`);
     }
-    const count = parsed.operations.length;
+    const count = operations.length;
     io.stdout(
       `svc: seed: ${shown}: ${count} row${count === 1 ? "" : "s"} into ${entities.join(", ")}\n`,
     );
