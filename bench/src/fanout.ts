@@ -3,10 +3,11 @@
 // the subscribers are real `ws` clients in this process, so on two cores
 // each side has one. Cases, settings and how to read them: README.md,
 // "Live sync fan-out"; the code is in fanout/.
-import { rmSync } from "node:fs";
+
 import { mkdtemp, rm } from "node:fs/promises";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { message, runBench } from "./entry.js";
 import {
   measureLatency,
   measureMemory,
@@ -25,13 +26,8 @@ import {
   policyRow,
   type ReportRow,
 } from "./fanout/report.js";
-import { BenchConfigError } from "./options.js";
 
 let tempDir: string | undefined;
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 function progress(text: string): void {
   process.stderr.write(`  ${text}\n`);
@@ -143,23 +139,10 @@ async function main(): Promise<number> {
   }
 }
 
-process.once("exit", killFanoutChildren);
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, () => {
-    killFanoutChildren();
-    if (tempDir !== undefined) rmSync(tempDir, { recursive: true, force: true });
-    process.exit(130);
-  });
-}
-
-try {
-  process.exitCode = await main();
-} catch (error) {
-  killFanoutChildren();
-  process.stderr.write(
-    error instanceof BenchConfigError
-      ? `bench: ${error.message}\n`
-      : `fan-out bench failed: ${message(error)}\n`,
-  );
-  process.exitCode = 1;
-}
+await runBench({
+  main,
+  killChildren: killFanoutChildren,
+  cleanUp: () =>
+    tempDir === undefined ? undefined : rm(tempDir, { recursive: true, force: true }),
+  name: "fan-out bench",
+});

@@ -1,13 +1,15 @@
 // `pnpm bench`: starts each server in its own child process on 127.0.0.1,
 // drives it with autocannon from this process, and prints req/s, latency and
 // the svc/baseline ratios. Settings: see options.ts and README.md.
-import { existsSync, rmSync, writeFileSync } from "node:fs";
+
+import { existsSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type BaselineSpec, baselineCases, type CaseSpec, svcCases } from "./cases.js";
 import { processCpuSeconds } from "./cpu.js";
+import { message, oneLine, runBench } from "./entry.js";
 import {
   ITEM_COUNT,
   type ItemRow,
@@ -16,7 +18,7 @@ import {
   writeItemsDatabase,
 } from "./items.js";
 import { type LoadRequest, runLoad } from "./load.js";
-import { BenchConfigError, type BenchOptions, readOptions } from "./options.js";
+import { type BenchOptions, readOptions } from "./options.js";
 import {
   getFreePort,
   getFreePortBlock,
@@ -52,15 +54,6 @@ interface BaselineFiles {
   readonly rowsJSON: string;
   /** Baseline F's own database, created by it (`BENCH_TOUCH_DB_PATH`). */
   readonly touchDatabase: string;
-}
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-function oneLine(text: string): string {
-  const first = text.split("\n")[0] ?? "";
-  return first.length > 200 ? `${first.slice(0, 197)}...` : first;
 }
 
 function failed(spec: CaseSpec, reason: string): CaseOutcome {
@@ -278,23 +271,10 @@ async function main(): Promise<number> {
   }
 }
 
-process.once("exit", killAllChildren);
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, () => {
-    killAllChildren();
-    if (tempDir !== undefined) rmSync(tempDir, { recursive: true, force: true });
-    process.exit(130);
-  });
-}
-
-try {
-  process.exitCode = await main();
-} catch (error) {
-  killAllChildren();
-  process.stderr.write(
-    error instanceof BenchConfigError
-      ? `bench: ${error.message}\n`
-      : `bench failed: ${message(error)}\n`,
-  );
-  process.exitCode = 1;
-}
+await runBench({
+  main,
+  killChildren: killAllChildren,
+  cleanUp: () =>
+    tempDir === undefined ? undefined : rm(tempDir, { recursive: true, force: true }),
+  name: "bench",
+});

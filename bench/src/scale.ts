@@ -6,8 +6,9 @@
 // whole load sent to nginx), the servers' CPU per request summed over all
 // of them, and `pg_stat_activity` sampled during each run so lock waits show.
 // Settings: scale/options.ts and README.md, "Scale-out on Postgres".
+
 import { randomBytes } from "node:crypto";
-import { existsSync, rmSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,6 +16,7 @@ import { fileURLToPath } from "node:url";
 import { DEFAULT_WRITE_POOL_SIZE } from "@svc/store/pg";
 import { NGINX_PATH, type RunningNginx, startNginx } from "@svc/tooling/nginx";
 import { processCpuSeconds } from "./cpu.js";
+import { message, oneLine, runBench } from "./entry.js";
 import type { LoadRequest } from "./load.js";
 import { BenchConfigError } from "./options.js";
 import {
@@ -37,15 +39,6 @@ const BODY = "{}";
 
 let tempDir: string | undefined;
 let schemas: RunSchemas | undefined;
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-function oneLine(text: string): string {
-  const first = text.split("\n")[0] ?? "";
-  return first.length > 200 ? `${first.slice(0, 197)}...` : first;
-}
 
 /** Where the case's database lives and the name its connections carry. */
 interface CaseDatabase {
@@ -359,28 +352,14 @@ async function main(): Promise<number> {
   }
 }
 
-process.once("exit", killAllChildren);
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, () => {
-    killAllChildren();
-    if (tempDir !== undefined) rmSync(tempDir, { recursive: true, force: true });
-    // The servers are gone, so their schemas can be dropped; give it a few seconds.
-    const dropping = schemas?.dropAll() ?? Promise.resolve();
-    const deadline = new Promise((resolve) => setTimeout(resolve, 3000));
-    void Promise.race([dropping, deadline])
-      .catch(() => {})
-      .finally(() => process.exit(130));
-  });
-}
-
-try {
-  process.exitCode = await main();
-} catch (error) {
-  killAllChildren();
-  process.stderr.write(
-    error instanceof BenchConfigError
-      ? `bench: ${error.message}\n`
-      : `bench failed: ${message(error)}\n`,
-  );
-  process.exitCode = 1;
-}
+await runBench({
+  main,
+  killChildren: killAllChildren,
+  // The servers are gone, so their schemas can be dropped.
+  cleanUp: () =>
+    Promise.all([
+      tempDir === undefined ? undefined : rm(tempDir, { recursive: true, force: true }),
+      schemas?.dropAll(),
+    ]),
+  name: "bench",
+});
