@@ -66,6 +66,11 @@ export {
   type FunctionsErrorOptions,
   functionsErrorCodes,
 } from "./errors.js";
+export {
+  type FunctionFileName,
+  type FunctionFileNameProblem,
+  functionFileNames,
+} from "./function-files.js";
 export type { FunctionFileDefinition, FunctionRegistry } from "./function-registry.js";
 export type {
   ApiOf,

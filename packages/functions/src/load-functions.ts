@@ -1,5 +1,5 @@
 import { readdir } from "node:fs/promises";
-import { basename, extname, join } from "node:path";
+import { basename, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { tsImport } from "tsx/esm/api";
 import { findDefinitionProblem } from "./check-definition.js";
@@ -7,11 +7,8 @@ import type { FunctionDefinition } from "./define-function.js";
 import type { HookDefinition } from "./define-hook.js";
 import type { RoomDefinition } from "./define-room.js";
 import { FunctionsError } from "./errors.js";
+import { functionFileNames } from "./function-files.js";
 import type { FunctionRegistry } from "./function-registry.js";
-
-const EXTENSIONS: readonly string[] = [".ts", ".mts", ".js", ".mjs"];
-const TYPESCRIPT: readonly string[] = [".ts", ".mts"];
-const FUNCTION_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
 
 /** A function file found in the directory. */
 interface FunctionFile {
@@ -85,37 +82,23 @@ async function findFunctionFiles(dir: string): Promise<FunctionFile[]> {
     });
   }
   const folder = basename(dir);
-  const files: FunctionFile[] = [];
-  const seen = new Map<string, string>();
-  for (const entry of entries) {
-    const extension = extname(entry);
-    if (!EXTENSIONS.includes(extension) || isIgnored(entry)) continue;
-    const name = entry.slice(0, -extension.length);
-    const label = `${folder}/${entry}`;
-    if (!FUNCTION_NAME.test(name)) {
-      throw new FunctionsError("INVALID_FUNCTION", {
-        message: `${label} has no valid function name: use letters, digits and _ only, starting with a letter.`,
-      });
-    }
-    const other = seen.get(name);
-    if (other !== undefined) {
-      throw new FunctionsError("INVALID_FUNCTION", {
-        message: `${folder}/${other} and ${label} both define function ${name}; keep one.`,
-      });
-    }
-    seen.set(name, entry);
-    files.push({ name, path: join(dir, entry), label, typescript: TYPESCRIPT.includes(extension) });
+  const { files, problem } = functionFileNames(entries);
+  if (problem?.kind === "invalid-name") {
+    throw new FunctionsError("INVALID_FUNCTION", {
+      message: `${folder}/${problem.entry} has no valid function name: use letters, digits and _ only, starting with a letter.`,
+    });
   }
-  return files;
-}
-
-function isIgnored(entry: string): boolean {
-  return (
-    entry.startsWith("_") ||
-    entry.startsWith(".") ||
-    /\.d\.m?ts$/.test(entry) ||
-    /\.test\.[^.]+$/.test(entry)
-  );
+  if (problem?.kind === "duplicate") {
+    throw new FunctionsError("INVALID_FUNCTION", {
+      message: `${folder}/${problem.other} and ${folder}/${problem.entry} both define function ${problem.name}; keep one.`,
+    });
+  }
+  return files.map((file) => ({
+    name: file.name,
+    path: join(dir, file.entry),
+    label: `${folder}/${file.entry}`,
+    typescript: file.typescript,
+  }));
 }
 
 /**

@@ -1,5 +1,6 @@
 import { readdir, writeFile } from "node:fs/promises";
-import { dirname, extname, join, relative, resolve, sep } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { functionFileNames } from "@svc/functions";
 import { ConfigError } from "../config.js";
 import { loadManifestFile } from "../manifest-file.js";
 import { type CliCommand, parseCommandLine } from "./cli-command.js";
@@ -22,26 +23,14 @@ Options:
 /** A usage mistake: the CLI prints it with the usage and exits 2. */
 export class CodegenUsageError extends Error {}
 
-// The loader's rules (@svc/functions load-functions.ts): which files in the
-// functions directory are functions, and how they are named. Kept in step by
-// the codegen tests, which generate for the files the loader accepts.
-const EXTENSIONS: Readonly<Record<string, string | undefined>> = {
+// The import a function file gets in the generated file: the compiled name
+// of a TypeScript file.
+const IMPORT_EXTENSIONS: Readonly<Record<string, string>> = {
   ".ts": ".js",
   ".mts": ".mjs",
   ".js": ".js",
   ".mjs": ".mjs",
 };
-const TYPESCRIPT = new Set([".ts", ".mts"]);
-const FUNCTION_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
-
-function isIgnored(entry: string): boolean {
-  return (
-    entry.startsWith("_") ||
-    entry.startsWith(".") ||
-    /\.d\.m?ts$/.test(entry) ||
-    /\.test\.[^.]+$/.test(entry)
-  );
-}
 
 /** `./functions/createTodo.js` from the generated file's directory, with `/` on every OS. */
 function importSpecifier(fromDir: string, file: string): string {
@@ -66,31 +55,28 @@ async function listFunctionFiles(dir: string, outDir: string): Promise<FunctionF
     if ((error as { code?: unknown }).code === "ENOENT") return [];
     throw new ConfigError("functions", `cannot read the functions directory ${dir}`);
   }
-  const files: FunctionFileRef[] = [];
-  const seen = new Map<string, string>();
-  for (const entry of entries) {
-    const extension = extname(entry);
-    const importExtension = EXTENSIONS[extension];
-    if (importExtension === undefined || isIgnored(entry)) continue;
-    const name = entry.slice(0, -extension.length);
-    if (!FUNCTION_NAME.test(name)) {
-      throw new ConfigError(
-        "functions",
-        `${entry} has no valid function name: use letters, digits and _ only, starting with a letter`,
-      );
-    }
-    const other = seen.get(name);
-    if (other !== undefined) {
-      throw new ConfigError("functions", `${other} and ${entry} both define function ${name}`);
-    }
-    seen.set(name, entry);
-    files.push({
-      name,
-      specifier: importSpecifier(outDir, join(dir, `${name}${importExtension}`)),
-      typescript: TYPESCRIPT.has(extension),
-    });
+  // Which files are functions: the loader's own rules (@svc/functions).
+  const { files, problem } = functionFileNames(entries);
+  if (problem?.kind === "invalid-name") {
+    throw new ConfigError(
+      "functions",
+      `${problem.entry} has no valid function name: use letters, digits and _ only, starting with a letter`,
+    );
   }
-  return files;
+  if (problem?.kind === "duplicate") {
+    throw new ConfigError(
+      "functions",
+      `${problem.other} and ${problem.entry} both define function ${problem.name}`,
+    );
+  }
+  return files.map((file) => ({
+    name: file.name,
+    specifier: importSpecifier(
+      outDir,
+      join(dir, `${file.name}${IMPORT_EXTENSIONS[file.extension]}`),
+    ),
+    typescript: file.typescript,
+  }));
 }
 
 /**

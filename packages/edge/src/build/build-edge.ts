@@ -1,9 +1,10 @@
 import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { builtinModules } from "node:module";
-import { basename, dirname, extname, join, relative, resolve } from "node:path";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { defaultContentDir, defaultSkillPath } from "@svc/agent-docs";
+import { functionFileNames } from "@svc/functions";
 import { parseManifest } from "@svc/schema";
 import { build } from "esbuild";
 import { planMigration } from "./migrations.js";
@@ -36,8 +37,8 @@ export interface BuildEdgeResult {
   readonly bytes: number;
 }
 
-const FUNCTION_EXTENSIONS = [".ts", ".mts", ".js", ".mjs"];
-const FUNCTION_NAME = /^[A-Za-z][A-Za-z0-9_]{0,99}$/;
+// The Worker routes a function by name; longer names are refused at build time.
+const MAX_FUNCTION_NAME = 100;
 
 /** This package's root: the nearest directory above this module with its package.json. */
 function packageRoot(): string {
@@ -68,28 +69,17 @@ async function functionFiles(dir: string): Promise<{ name: string; path: string 
   } catch {
     return [];
   }
-  const files: { name: string; path: string }[] = [];
-  for (const entry of entries.sort()) {
-    const extension = extname(entry);
-    if (
-      !FUNCTION_EXTENSIONS.includes(extension) ||
-      entry.startsWith("_") ||
-      entry.startsWith(".") ||
-      /\.d\.m?ts$/.test(entry) ||
-      /\.test\.[^.]+$/.test(entry)
-    ) {
-      continue;
-    }
-    const name = entry.slice(0, -extension.length);
-    if (!FUNCTION_NAME.test(name)) {
-      throw new Error(`svc-edge: ${entry} has no valid function name (letters, digits, _).`);
-    }
-    if (files.some((file) => file.name === name)) {
-      throw new Error(`svc-edge: two files define function ${name}; keep one.`);
-    }
-    files.push({ name, path: join(dir, entry) });
+  // Which files are functions: the server's loader's rules (@svc/functions).
+  const { files, problem } = functionFileNames(entries);
+  if (problem?.kind === "duplicate") {
+    throw new Error(`svc-edge: two files define function ${problem.name}; keep one.`);
   }
-  return files;
+  const invalid =
+    problem?.entry ?? files.find((file) => file.name.length > MAX_FUNCTION_NAME)?.entry;
+  if (invalid !== undefined) {
+    throw new Error(`svc-edge: ${invalid} has no valid function name (letters, digits, _).`);
+  }
+  return files.map((file) => ({ name: file.name, path: join(dir, file.entry) }));
 }
 
 async function docsSources(): Promise<{
