@@ -99,6 +99,20 @@ export interface StartOptions {
   readonly readyTimeoutMs?: number;
 }
 
+/**
+ * Keeps the last `limit` characters a child writes to stdout and stderr,
+ * to say why it failed; the answer is the tail so far.
+ */
+export function outputTail(child: ChildProcess, limit = OUTPUT_LIMIT): () => string {
+  let output = "";
+  const collect = (chunk: Buffer): void => {
+    output = (output + chunk.toString("utf8")).slice(-limit);
+  };
+  child.stdout?.on("data", collect);
+  child.stderr?.on("data", collect);
+  return () => output;
+}
+
 /** The line of a crashed child's output that most likely says why. */
 function reasonIn(output: string): string {
   const lines = output
@@ -158,12 +172,7 @@ export async function startServer(options: StartOptions): Promise<ServerProcess>
     stdio: ["ignore", "pipe", "pipe"],
   });
   running.add(child);
-  let output = "";
-  const collect = (chunk: Buffer): void => {
-    output = (output + chunk.toString("utf8")).slice(-OUTPUT_LIMIT);
-  };
-  child.stdout?.on("data", collect);
-  child.stderr?.on("data", collect);
+  const output = outputTail(child);
   let spawnError: Error | undefined;
   child.once("error", (error) => {
     spawnError = error;
@@ -174,7 +183,7 @@ export async function startServer(options: StartOptions): Promise<ServerProcess>
     name: options.name,
     baseURL,
     pid: child.pid,
-    output: () => output,
+    output,
     stop: () => stopChild(child),
   };
 
@@ -186,7 +195,7 @@ export async function startServer(options: StartOptions): Promise<ServerProcess>
       const reason =
         spawnError?.message ?? `exited with code ${child.exitCode ?? child.signalCode}`;
       throw new Error(
-        `${options.name} ${reason} before it was ready (${reasonIn(output)}); its output:\n${output.trim()}`,
+        `${options.name} ${reason} before it was ready (${reasonIn(output())}); its output:\n${output().trim()}`,
       );
     }
     try {
@@ -202,6 +211,6 @@ export async function startServer(options: StartOptions): Promise<ServerProcess>
   }
   await stopChild(child);
   throw new Error(
-    `${options.name} was not ready within ${options.readyTimeoutMs ?? 20_000} ms:\n${output.trim()}`,
+    `${options.name} was not ready within ${options.readyTimeoutMs ?? 20_000} ms:\n${output().trim()}`,
   );
 }

@@ -2,6 +2,7 @@ import { type ChildProcess, fork } from "node:child_process";
 import { once } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
+import { outputTail } from "../processes.js";
 import type { ServerCommand, ServerMessage, ServerRequest } from "./protocol.js";
 
 const running = new Set<ChildProcess>();
@@ -53,12 +54,7 @@ export async function startFanoutServer(
     stdio: ["ignore", "pipe", "pipe", "ipc"],
   });
   running.add(child);
-  let output = "";
-  const collect = (chunk: Buffer): void => {
-    output = (output + chunk.toString("utf8")).slice(-OUTPUT_LIMIT);
-  };
-  child.stdout?.on("data", collect);
-  child.stderr?.on("data", collect);
+  const output = outputTail(child, OUTPUT_LIMIT);
 
   let seq = 0;
   const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
@@ -78,7 +74,7 @@ export async function startFanoutServer(
   });
   const exited = once(child, "exit").then(() => {
     const error = new Error(
-      `${kind} server exited: ${output.trim().split("\n").slice(-5).join(" | ")}`,
+      `${kind} server exited: ${output().trim().split("\n").slice(-5).join(" | ")}`,
     );
     for (const waiter of pending.values()) waiter.reject(error);
     pending.clear();
@@ -90,7 +86,7 @@ export async function startFanoutServer(
     portPromise,
     exited,
     sleep(30_000).then(() => {
-      throw new Error(`${kind} server was not ready within 30 s: ${output.trim()}`);
+      throw new Error(`${kind} server was not ready within 30 s: ${output().trim()}`);
     }),
   ]);
 
