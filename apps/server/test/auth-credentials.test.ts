@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { dialectFor } from "@svc/store";
 import { type TestDatabase, testDatabases } from "@svc/tooling/databases";
+import { userEntity } from "@svc/tooling/manifests";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startOnFreshDatabase } from "./app-server.js";
 import {
@@ -1057,13 +1058,7 @@ function writeHookApp(dir: string): string {
     version: "0.0.1",
     auth: { trustedOrigins: [TRUSTED_ORIGIN] },
     entities: [
-      {
-        name: "User",
-        fields: [
-          { name: "email", type: "string", unique: true },
-          { name: "emailVerified", type: "string", optional: true },
-        ],
-      },
+      userEntity(),
       {
         name: "Todo",
         fields: [

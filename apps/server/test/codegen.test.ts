@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import { dirname, join, relative } from "node:path";
 import type { FieldDef, Manifest } from "@svc/schema";
 import { parseManifest } from "@svc/schema";
+import { listEntity, todoEntity } from "@svc/tooling/manifests";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { fieldType } from "../src/cli/field-types.js";
@@ -35,20 +36,7 @@ const MANIFEST = {
   manifest_version: 1,
   name: "typed",
   version: "0.1.0",
-  entities: [
-    {
-      name: "Todo",
-      fields: [
-        { name: "title", type: "string" },
-        { name: "done", type: "bool" },
-        { name: "ownerId", type: "string", owner: true },
-        { name: "listId", type: "id", target: "List", optional: true },
-        { name: "priority", type: "enum", values: ["low", "high"] },
-        { name: "createdAt", type: "datetime", defaultNow: true },
-      ],
-    },
-    { name: "List", fields: [{ name: "title", type: "string" }] },
-  ],
+  entities: [todoEntity(), listEntity()],
   functions: "functions",
 };
 

@@ -24,6 +24,7 @@ import {
   type TestDatabaseTarget,
   testDatabases,
 } from "@svc/tooling/databases";
+import { userEntity } from "@svc/tooling/manifests";
 import type { Kysely } from "kysely";
 import { afterEach, beforeEach, expect, vi } from "vitest";
 import {
@@ -61,16 +62,7 @@ export const userManifest = {
   manifest_version: 1,
   name: "auth-test",
   version: "1",
-  entities: [
-    {
-      name: "User",
-      fields: [
-        { name: "email", type: "string", unique: true },
-        { name: "emailVerified", type: "string", optional: true },
-        { name: "phone", type: "string", optional: true },
-      ],
-    },
-  ],
+  entities: [userEntity({ name: "phone", type: "string", optional: true })],
 } satisfies ManifestInput;
 
 /** The injectable clock every test advances instead of sleeping. */

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { userEntity } from "@svc/tooling/manifests";
 
 /**
  * A manifest with rooms for the room tests, in a temp dir: `lobby` (any
@@ -15,13 +16,7 @@ export function writeRoomsApp(): { manifest: string; dispose(): void } {
     name: "rooms-test",
     version: "1",
     entities: [
-      {
-        name: "User",
-        fields: [
-          { name: "email", type: "string", unique: true },
-          { name: "emailVerified", type: "string", optional: true },
-        ],
-      },
+      userEntity(),
       {
         name: "Membership",
         fields: [

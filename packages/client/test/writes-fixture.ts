@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { listEntity, userEntity } from "@svc/tooling/manifests";
 import { type ClientOptions, createClient, type SvcClient, type Timers } from "../src/index.js";
 
 /** Switches the test app's function files read (they load into this process). */
@@ -32,14 +33,8 @@ export function writeWritesApp(): { manifest: string; dispose(): void } {
     name: "writes-test",
     version: "1",
     entities: [
-      {
-        name: "User",
-        fields: [
-          { name: "email", type: "string", unique: true },
-          { name: "emailVerified", type: "string", optional: true },
-        ],
-      },
-      { name: "List", fields: [{ name: "title", type: "string" }] },
+      userEntity(),
+      listEntity(),
       {
         name: "Todo",
         fields: [

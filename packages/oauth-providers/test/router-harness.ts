@@ -7,6 +7,7 @@ import { createStore, type Store, type StoreDatabase } from "@svc/store";
 import { openPostgres } from "@svc/store/pg";
 import { openSqlite } from "@svc/store/sqlite";
 import { openTestDatabase, type TestDatabaseTarget } from "@svc/tooling/databases";
+import { userEntity } from "@svc/tooling/manifests";
 import express from "express";
 import { expect } from "vitest";
 import { createOAuthRouter } from "../src/express.js";
@@ -28,15 +29,7 @@ export const manifest = parseManifest({
   manifest_version: 1,
   name: "oauth-router-test",
   version: "1",
-  entities: [
-    {
-      name: "User",
-      fields: [
-        { name: "email", type: "string", unique: true },
-        { name: "emailVerified", type: "string", optional: true },
-      ],
-    },
-  ],
+  entities: [userEntity()],
 });
 
 /** One booted server. */

@@ -5,6 +5,7 @@ import {
   type TestDatabaseTarget,
   testDatabases,
 } from "@svc/tooling/databases";
+import { listEntity, todoEntity } from "@svc/tooling/manifests";
 import { afterEach, beforeEach, expect } from "vitest";
 import {
   type AuthContext,
@@ -38,22 +39,15 @@ export const baseManifest = {
   name: "contract",
   version: "1",
   entities: [
-    { name: "List", fields: [{ name: "title", type: "string" }] },
+    listEntity(),
     {
-      name: "Todo",
-      fields: [
-        { name: "title", type: "string" },
-        { name: "done", type: "bool" },
-        { name: "ownerId", type: "string", owner: true },
-        { name: "listId", type: "id", target: "List", optional: true },
-        { name: "priority", type: "enum", values: ["low", "high"] },
-        { name: "createdAt", type: "datetime", defaultNow: true },
+      ...todoEntity(
         { name: "due", type: "datetime", optional: true },
         { name: "points", type: "int", optional: true },
         { name: "score", type: "float", optional: true },
         { name: "meta", type: "json", optional: true },
         { name: "code", type: "string", unique: true, optional: true },
-      ],
+      ),
       indexes: [{ name: "by_owner", fields: ["ownerId"] }],
     },
     {
