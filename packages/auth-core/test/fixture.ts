@@ -25,6 +25,7 @@ import {
   testDatabases,
 } from "@svc/tooling/databases";
 import { userEntity } from "@svc/tooling/manifests";
+import { codedRejectionOf } from "@svc/tooling/thrown";
 import type { Kysely } from "kysely";
 import { afterEach, beforeEach, expect, vi } from "vitest";
 import {
@@ -348,15 +349,7 @@ export function useAuthFixture(
   };
 }
 
-/** The rejection of `promise` (fails the test when it resolves). */
-export async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    (value) => {
-      throw new Error(`expected a rejection, got ${JSON.stringify(value)}`);
-    },
-    (reason: unknown) => reason,
-  );
-}
+export { rejectionOf } from "@svc/tooling/thrown";
 
 /**
  * Awaits `promise`, expects an `AuthError` with `code` and `status` (default:
@@ -367,11 +360,7 @@ export async function expectAuthError(
   code: AuthErrorCode,
   status: number = authErrorCodes[code].status,
 ): Promise<AuthError> {
-  const error = await rejectionOf(promise);
-  expect(error, String(error)).toBeInstanceOf(AuthError);
-  const authError = error as AuthError;
-  expect({ code: authError.code, status: authError.status }).toEqual({ code, status });
-  return authError;
+  return codedRejectionOf(AuthError, promise, { code, status });
 }
 
 /** Expects a 429 `RATE_LIMITED` whose `retry_after_secs` and `Retry-After` agree; returns the seconds. */

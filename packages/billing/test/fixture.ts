@@ -7,6 +7,7 @@ import {
   type TestDatabase,
   type TestDatabaseTarget,
 } from "@svc/tooling/databases";
+import { codedRejectionOf } from "@svc/tooling/thrown";
 import type { Kysely } from "kysely";
 import Stripe from "stripe";
 import { afterEach, beforeEach, expect } from "vitest";
@@ -234,25 +235,14 @@ export function useBillingFixture(
   };
 }
 
-/** The rejection of `promise` (fails the test when it resolves). */
-export async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    (value) => {
-      throw new Error(`expected a rejection, got ${JSON.stringify(value)}`);
-    },
-    (reason: unknown) => reason,
-  );
-}
+export { rejectionOf } from "@svc/tooling/thrown";
 
 /** Expects a `BillingError` with `code` and the table's status, and returns it. */
 export async function expectBillingError(
   promise: Promise<unknown>,
   code: BillingErrorCode,
 ): Promise<BillingError> {
-  const error = await rejectionOf(promise);
-  expect(error, String(error)).toBeInstanceOf(BillingError);
-  const billingError = error as BillingError;
-  expect({ code: billingError.code, status: billingError.status }).toEqual({
+  const billingError = await codedRejectionOf(BillingError, promise, {
     code,
     status: billingErrorCodes[code].status,
   });
