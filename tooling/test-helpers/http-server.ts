@@ -55,10 +55,7 @@ export async function startFakeServer(
     });
   });
   open.add(server);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  if (address === null || typeof address === "string") throw new Error("No TCP address.");
-  return { url: `http://127.0.0.1:${address.port}`, requests };
+  return { url: await listenOnLoopback(server), requests };
 }
 
 /**
@@ -69,35 +66,42 @@ export async function startFakeServer(
 export async function serveOnLoopback(handler: RequestListener): Promise<string> {
   const server = createServer(handler);
   open.add(server);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  if (address === null || typeof address === "string") throw new Error("No TCP address.");
-  return `http://127.0.0.1:${address.port}`;
+  return listenOnLoopback(server);
 }
 
 /** Closes every server started here (fake or real), dropping hanging connections. */
 export async function closeFakeServers(): Promise<void> {
   const servers = [...open];
   open.clear();
-  await Promise.all(
-    servers.map(
-      (server) =>
-        new Promise<void>((resolve) => {
-          server.closeAllConnections();
-          server.close(() => resolve());
-        }),
-    ),
-  );
+  await Promise.all(servers.map(closeServer));
+}
+
+/**
+ * Listens on an ephemeral 127.0.0.1 port and returns the base URL, without a
+ * trailing slash, for a fake that closes itself instead of through
+ * `closeFakeServers`.
+ */
+export async function listenOnLoopback(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  if (address === null || typeof address === "string") throw new Error("No TCP address.");
+  return `http://127.0.0.1:${address.port}`;
+}
+
+/** Closes `server` at once: open (hanging, kept-alive) connections are dropped. */
+export function closeServer(server: Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
 }
 
 /** An address nothing listens on: a port that was just bound and released. */
 export async function refusedURL(): Promise<string> {
   const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  if (address === null || typeof address === "string") throw new Error("No TCP address.");
+  const url = await listenOnLoopback(server);
   await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${address.port}`;
+  return url;
 }
 
 /** A fetch that records each URL it is called with and answers `status` without I/O. */

@@ -1,8 +1,8 @@
 import { AuthError } from "@svc/auth-core";
 import { type AuthContext, adminAuth, anonymousAuth, createAuthContext } from "@svc/schema";
 import { testDatabases } from "@svc/tooling/databases";
+import { refusedURL } from "@svc/tooling/http-server";
 import { describe, expect, it } from "vitest";
-import { refusedURL } from "./fake-processor.js";
 import {
   expectBillingError,
   loggedMessage,

@@ -1,4 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import { closeServer, listenOnLoopback } from "@svc/tooling/http-server";
 
 // A local stand-in for the processor's API on 127.0.0.1: it records every
 // request, creates customers and checkout sessions, and honours
@@ -133,25 +134,8 @@ export async function startFakeProcessor(apiKey: string): Promise<FakeProcessor>
       else send();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  if (address === null || typeof address === "string") throw new Error("No TCP address.");
   return Object.assign(fake, {
-    url: `http://127.0.0.1:${address.port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    url: await listenOnLoopback(server),
+    close: () => closeServer(server),
   });
-}
-
-/** An address nothing listens on: a port that was just bound and released. */
-export async function refusedURL(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  if (address === null || typeof address === "string") throw new Error("No TCP address.");
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${address.port}`;
 }
