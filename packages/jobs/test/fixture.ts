@@ -1,7 +1,7 @@
 import { parseManifest } from "@svc/schema";
 import { createStore, type Store, type StoreDatabase } from "@svc/store";
 import type { TestDatabase, TestDatabaseTarget } from "@svc/tooling/databases";
-import { afterEach, beforeEach } from "vitest";
+import { fixturePerTest } from "@svc/tooling/per-test";
 import {
   createJobQueue,
   type JobQueue,
@@ -55,16 +55,12 @@ export function useJobsFixture(
   database: TestDatabase,
   options: Partial<JobQueueOptions> = {},
 ): () => JobsFixture {
-  let current: JobsFixture | undefined;
-  let target: TestDatabaseTarget | undefined;
-  let opened: StoreDatabase[] = [];
-
-  beforeEach(async () => {
-    target = await database.create();
-    const where = target;
+  return fixturePerTest("jobs", async (defer) => {
+    const where = await database.create();
+    defer(() => database.destroy(where));
     const open = (): StoreDatabase => {
       const connection = openJobsDatabase(where, 4);
-      opened.push(connection);
+      defer(() => connection.close());
       return connection;
     };
     const connection = open();
@@ -94,21 +90,6 @@ export function useJobsFixture(
       open,
       openQueue: (extra: Partial<JobQueueOptions> = {}) => queueOn(open(), extra),
     });
-    current = fixture;
+    return fixture;
   });
-
-  afterEach(async () => {
-    current = undefined;
-    for (const connection of opened.reverse()) await connection.close();
-    opened = [];
-    if (target !== undefined) {
-      await database.destroy(target);
-    }
-    target = undefined;
-  });
-
-  return () => {
-    if (current === undefined) throw new Error("the jobs fixture is used outside a test");
-    return current;
-  };
 }

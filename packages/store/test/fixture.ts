@@ -6,7 +6,8 @@ import {
   testDatabases,
 } from "@svc/tooling/databases";
 import { listEntity, todoEntity } from "@svc/tooling/manifests";
-import { afterEach, beforeEach, expect } from "vitest";
+import { fixturePerTest } from "@svc/tooling/per-test";
+import { expect } from "vitest";
 import {
   type AuthContext,
   type CreateStoreOptions,
@@ -92,25 +93,23 @@ export function useStore(
   database: TestDatabase,
   options: { manifest?: ManifestInput; migrate?: boolean } = {},
 ): () => StoreFixture {
-  let current: StoreFixture | undefined;
-  let cleanup: (() => Promise<void>)[] = [];
-  beforeEach(async () => {
+  return fixturePerTest("store", async (defer) => {
     const target = await database.create();
-    cleanup.push(() => database.destroy(target));
+    defer(() => database.destroy(target));
     const opened: StoreDatabase[] = [];
     const open = (): StoreDatabase => {
       const db = openTarget(target);
       opened.push(db);
       return db;
     };
-    cleanup.push(async () => {
+    defer(async () => {
       for (const db of opened) await db.close();
     });
     const manifest = manifestOf(options.manifest ?? baseManifest);
     const primary = open();
     const store = createStore({ ...primary, manifest, clock: () => new Date(NOW) });
     if (options.migrate !== false) await store.migrate();
-    current = {
+    return {
       store,
       database: primary,
       target,
@@ -120,16 +119,6 @@ export function useStore(
       },
     };
   });
-  afterEach(async () => {
-    const steps = cleanup.reverse();
-    cleanup = [];
-    current = undefined;
-    for (const step of steps) await step();
-  });
-  return () => {
-    if (current === undefined) throw new Error("the store fixture is used outside a test");
-    return current;
-  };
 }
 
 const SQL_OR_DRIVER_TEXT =

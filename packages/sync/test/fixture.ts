@@ -2,12 +2,9 @@ import { type AuthContext, createAuthContext, parseManifest } from "@svc/schema"
 import { createStore, type Store, type StoreDatabase } from "@svc/store";
 import { openPostgres } from "@svc/store/pg";
 import { openSqlite } from "@svc/store/sqlite";
-import {
-  openTestDatabase,
-  type TestDatabase,
-  type TestDatabaseTarget,
-} from "@svc/tooling/databases";
-import { afterEach, beforeEach, expect } from "vitest";
+import { openTestDatabase, type TestDatabase } from "@svc/tooling/databases";
+import { fixturePerTest } from "@svc/tooling/per-test";
+import { expect } from "vitest";
 import {
   type ChangeLog,
   type ChangeLogOptions,
@@ -98,16 +95,12 @@ export function useSyncFixture(
   database: TestDatabase,
   options: Partial<ChangeLogOptions> = {},
 ): () => SyncFixture {
-  let current: SyncFixture | undefined;
-  let target: TestDatabaseTarget | undefined;
-  let opened: StoreDatabase[] = [];
-
-  beforeEach(async () => {
-    target = await database.create();
-    const where = target;
+  return fixturePerTest("sync", async (defer) => {
+    const where = await database.create();
+    defer(() => database.destroy(where));
     const open = (): StoreDatabase => {
       const connection = openTestDatabase(where, { openSqlite, openPostgres }, { max: 4 });
-      opened.push(connection);
+      defer(() => connection.close());
       return connection;
     };
     const connection = open();
@@ -133,21 +126,8 @@ export function useSyncFixture(
       connection,
       open,
     });
-    current = fixture;
+    return fixture;
   });
-
-  afterEach(async () => {
-    current = undefined;
-    for (const connection of opened.reverse()) await connection.close();
-    opened = [];
-    if (target !== undefined) await database.destroy(target);
-    target = undefined;
-  });
-
-  return () => {
-    if (current === undefined) throw new Error("the sync fixture is used outside a test");
-    return current;
-  };
 }
 
 /** Expects a `SyncError` with `code` and returns it. */
