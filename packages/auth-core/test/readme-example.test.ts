@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,6 +6,7 @@ import { parseManifest } from "@svc/schema";
 import { errorHandler } from "@svc/schema/http";
 import { createStore } from "@svc/store";
 import { openSqlite } from "@svc/store/sqlite";
+import { expectReadmeExampleIn } from "@svc/tooling/readme-example";
 import express from "express";
 import { describe, expect, it } from "vitest";
 import {
@@ -78,14 +79,6 @@ describe("the README example", () => {
   });
 
   it("matches the code in README.md", () => {
-    const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
-    const source = readFileSync(new URL(import.meta.url), "utf8");
-    const example = /```ts\n([\s\S]*?)```/.exec(readme)?.[1] ?? "";
-    const statements = example
-      .split("\n")
-      .map((line) => line.trim())
-      .filter((line) => line !== "" && !line.startsWith("import "));
-    expect(statements.length).toBeGreaterThan(5);
-    for (const statement of statements) expect(source).toContain(statement);
+    expectReadmeExampleIn(new URL("../README.md", import.meta.url), new URL(import.meta.url));
   });
 });

@@ -1,7 +1,8 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseManifest } from "@svc/schema";
+import { expectReadmeExampleIn } from "@svc/tooling/readme-example";
 import { describe, expect, it } from "vitest";
 import { adminAuth, createStore } from "../src/index.js";
 import { openSqlite } from "../src/sqlite.js";
@@ -36,15 +37,11 @@ describe("the README example", () => {
   });
 
   it("matches the code in README.md", () => {
-    const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
-    const source = readFileSync(new URL(import.meta.url), "utf8");
-    const example = /```ts\n([\s\S]*?)```/.exec(readme)?.[1] ?? "";
-    const statements = example
-      .split("\n")
-      .map((line) => line.trim())
-      .filter((line) => line !== "" && !line.startsWith("import "))
-      .map((line) => line.replace('".svc/data.db"', "path"));
-    expect(statements.length).toBeGreaterThan(5);
-    for (const statement of statements) expect(source).toContain(statement);
+    // The test opens a temporary file where the README opens .svc/data.db.
+    expectReadmeExampleIn(
+      new URL("../README.md", import.meta.url),
+      new URL(import.meta.url),
+      (line) => line.replace('".svc/data.db"', "path"),
+    );
   });
 });
