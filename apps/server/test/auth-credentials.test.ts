@@ -92,6 +92,48 @@ function tablesOf(server: AuthTestServer) {
   };
 }
 
+interface LinkedAccount {
+  provider: string;
+  provider_user_id: string;
+  /** Seconds. */
+  created_at: number;
+}
+
+/** A linked account written straight into the table: GitHub, linked now, unless `link` says otherwise. */
+async function linkAccount(
+  server: AuthTestServer,
+  userId: string,
+  email: string,
+  link: Partial<LinkedAccount> = {},
+): Promise<void> {
+  await tablesOf(server)
+    .accounts.insertInto("svc_linked_accounts")
+    .values({
+      id: `link-${userId}`,
+      user_id: userId,
+      provider: "github",
+      provider_user_id: `gh-${userId}`,
+      email,
+      created_at: nowSecs(server.clock),
+      ...link,
+    })
+    .execute();
+}
+
+/** A device trusted for a day from now, written straight into the session store. */
+async function trustDevice(server: AuthTestServer, userId: string): Promise<void> {
+  await tablesOf(server)
+    .sessions.insertInto("svc_trusted_device")
+    .values({
+      id: `device-${userId}`,
+      user_id: userId,
+      created_at: server.clock.now(),
+      expires_at: server.clock.now() + 86_400_000,
+      user_agent: "test",
+    })
+    .execute();
+}
+
 async function keyRow(server: AuthTestServer, id: string): Promise<Record<string, unknown>> {
   const row = await tablesOf(server)
     .sessions.selectFrom("svc_api_keys")
@@ -652,28 +694,8 @@ describe.each(testDatabases())("credentials over HTTP on $name", (database) => {
         (await createKey(server, first.token, { name: "one" })).key,
         (await createKey(server, first.token, { name: "two" })).key,
       ];
-      const tables = tablesOf(server);
-      await tables.accounts
-        .insertInto("svc_linked_accounts")
-        .values({
-          id: `link-${userId}`,
-          user_id: userId,
-          provider: "github",
-          provider_user_id: `gh-${userId}`,
-          email,
-          created_at: nowSecs(clock),
-        })
-        .execute();
-      await tables.sessions
-        .insertInto("svc_trusted_device")
-        .values({
-          id: `device-${userId}`,
-          user_id: userId,
-          created_at: clock.now(),
-          expires_at: clock.now() + 86_400_000,
-          user_agent: "test",
-        })
-        .execute();
+      await linkAccount(server, userId, email);
+      await trustDevice(server, userId);
       const todo = await readJSON<{ id: string }>(
         post(server, "/api/fn/createTodo", { title: "mine" }, { token: first.token }),
       );
@@ -940,17 +962,11 @@ describe.each(testDatabases())("credentials over HTTP on $name", (database) => {
       clock.advance(1_000);
       const key = await createKey(server, signedIn.token, { name: "exported" });
       expect((await me(server, key.key)).status).toBe(200);
-      await tablesOf(server)
-        .accounts.insertInto("svc_linked_accounts")
-        .values({
-          id: `link-${userId}`,
-          user_id: userId,
-          provider: "google",
-          provider_user_id: `g-${userId}`,
-          email,
-          created_at: 1_800_000_000,
-        })
-        .execute();
+      await linkAccount(server, userId, email, {
+        provider: "google",
+        provider_user_id: `g-${userId}`,
+        created_at: 1_800_000_000,
+      });
       const todo = await readJSON<{ id: string }>(
         post(server, "/api/fn/createTodo", { title: "exported todo" }, { token: key.key }),
       );
@@ -1146,23 +1162,8 @@ describe.each(testDatabases())(
       for (const name of ["one", "two"]) {
         keys.push((await createKey(server, first.token, { name })).key);
       }
-      const { db, dialect, schema } = server.auth.database;
-      const sessions = dialectFor(dialect).withAttachedSchema(db, schema);
-      await db
-        .insertInto("svc_linked_accounts")
-        .values({
-          id: `link-${userId}`,
-          user_id: userId,
-          provider: "github",
-          provider_user_id: `gh-${userId}`,
-          email,
-          created_at: 1,
-        })
-        .execute();
-      await sessions
-        .insertInto("svc_trusted_device")
-        .values({ id: `device-${userId}`, user_id: userId, created_at: 1, expires_at: 2 ** 40 })
-        .execute();
+      await linkAccount(server, userId, email);
+      await trustDevice(server, userId);
       const todoIds: string[] = [];
       for (const title of ["a", "b"]) {
         const todo = await readJSON<{ id: string }>(
