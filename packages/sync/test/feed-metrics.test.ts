@@ -1,5 +1,5 @@
 import { adminAuth } from "@svc/schema";
-import { createStore, dialectFor } from "@svc/store";
+import { dialectFor } from "@svc/store";
 import { openPostgres } from "@svc/store/pg";
 import {
   postgresTestDatabase,
@@ -14,7 +14,7 @@ import {
   type FeedDelivery,
   syncMigrations,
 } from "../src/index.js";
-import { syncManifest, useSyncFixture } from "./fixture.js";
+import { syncStore, useSyncFixture } from "./fixture.js";
 
 // The change log's metrics hooks: transaction sizes, deliveries with their
 // lag, public reads' horizon waits, and where the cross-server tail stands.
@@ -103,12 +103,7 @@ describe.each(testDatabases())("change log observer on $name", (database) => {
         },
       },
     });
-    const store = createStore({
-      db: f.connection.db,
-      dialect: f.connection.dialect,
-      manifest: syncManifest,
-      changeBus: log,
-    });
+    const store = syncStore(f.connection, log);
     const received: number[] = [];
     log.subscribe((changes) => received.push(...changes.map((change) => change.cursor)));
     await store.transaction(adminAuth, (db) => db.insert("Secret", { value: "x" }));
@@ -148,12 +143,7 @@ describe.skipIf(postgres === undefined)("cross-server feed metrics on Postgres",
     let release = (): void => undefined;
     let holding: Promise<void> | undefined;
     try {
-      const store = createStore({
-        db: writer.db,
-        dialect: "postgres",
-        manifest: syncManifest,
-        changeBus: log,
-      });
+      const store = syncStore(writer, log);
       await store.migrate({ packages: [syncMigrations()] });
       const received: number[] = [];
       log.subscribe((changes) => received.push(...changes.map((change) => change.cursor)));

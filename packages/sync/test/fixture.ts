@@ -4,6 +4,7 @@ import { openPostgres } from "@svc/store/pg";
 import { openSqlite } from "@svc/store/sqlite";
 import { openTestDatabase, type TestDatabase } from "@svc/tooling/databases";
 import { fixturePerTest } from "@svc/tooling/per-test";
+import { rejectionOf } from "@svc/tooling/thrown";
 import { expect } from "vitest";
 import {
   type ChangeLog,
@@ -111,12 +112,7 @@ export function useSyncFixture(
       now: () => fixture.clock,
       ...options,
     });
-    const store = createStore({
-      db: connection.db,
-      dialect: connection.dialect,
-      manifest: syncManifest,
-      changeBus: log,
-    });
+    const store = syncStore(connection, log);
     await store.migrate({ packages: [syncMigrations()] });
     Object.assign(fixture, {
       name: database.name,
@@ -130,17 +126,28 @@ export function useSyncFixture(
   });
 }
 
+/**
+ * A store over `connection` with the suites' manifest whose change bus is
+ * `log`, as every sync server is wired; the caller migrates it.
+ */
+export function syncStore(
+  connection: Pick<StoreDatabase, "db" | "dialect">,
+  log: ChangeLog,
+): Store {
+  return createStore({
+    db: connection.db,
+    dialect: connection.dialect,
+    manifest: syncManifest,
+    changeBus: log,
+  });
+}
+
 /** Expects a `SyncError` with `code` and returns it. */
 export async function expectSyncError(
   promise: Promise<unknown>,
   code: SyncErrorCode,
 ): Promise<SyncError> {
-  const error = await promise.then(
-    (value) => {
-      throw new Error(`expected a rejection, got ${JSON.stringify(value)}`);
-    },
-    (reason: unknown) => reason,
-  );
+  const error = await rejectionOf(promise);
   expect(error).toBeInstanceOf(SyncError);
   expect((error as SyncError).code).toBe(code);
   return error as SyncError;

@@ -1,5 +1,5 @@
 import { adminAuth } from "@svc/schema";
-import { createStore, type Store, type StoreDatabase } from "@svc/store";
+import type { Store, StoreDatabase } from "@svc/store";
 import { openPostgres } from "@svc/store/pg";
 import { openSqlite } from "@svc/store/sqlite";
 import { postgresTestDatabase, type TestDatabaseTarget } from "@svc/tooling/databases";
@@ -18,7 +18,7 @@ import {
 import { createPgFeed } from "../src/pg-feed.js";
 import { committedTop, positionBounds, readPositioned } from "../src/pg-positions.js";
 import type { SyncTables } from "../src/tables.js";
-import { syncManifest } from "./fixture.js";
+import { syncStore } from "./fixture.js";
 
 // Several servers on one Postgres database: each log learns of the others'
 // commits through LISTEN/NOTIFY and reads the log itself, so a subscriber
@@ -133,12 +133,7 @@ function usePostgresServers(presenceMs: number) {
         },
         onError: (error) => errors.push(error),
       });
-      const store = createStore({
-        db: connection.db,
-        dialect: connection.dialect,
-        manifest: syncManifest,
-        changeBus: log,
-      });
+      const store = syncStore(connection, log);
       await store.migrate({ packages: [syncMigrations()] });
       const server: Server = {
         connection,
