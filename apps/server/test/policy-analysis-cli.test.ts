@@ -1,9 +1,9 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { matchTarget, type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { matchTarget, testDatabases } from "@svc/tooling/databases";
+import { describe, expect, it } from "vitest";
 import { tempDir } from "./fixtures.js";
-import { svc } from "./svc-cli.js";
+import { cliDatabasePerSuite, svc } from "./svc-cli.js";
 
 const EXAMPLES = resolve(import.meta.dirname, "../../../examples");
 const TODO = join(EXAMPLES, "todo/svc.json");
@@ -130,20 +130,7 @@ describe("svc policy lint", () => {
 });
 
 describe.each(testDatabases())("svc policy check and lint --measure on $name", (database) => {
-  let target: TestDatabaseTarget;
-  let sqlFlags: string[];
-
-  beforeAll(async () => {
-    target = await database.create();
-    sqlFlags = matchTarget<string[]>(target, {
-      sqlite: () => [],
-      postgres: ({ url }) => ["--database-url", url],
-    });
-  });
-
-  afterAll(async () => {
-    if (target !== undefined) await database.destroy(target);
-  });
+  const cliDatabase = cliDatabasePerSuite(database);
 
   it("finds a counterexample, runs every candidate through the SQL and states the domain", async () => {
     const { code, out } = await svc(
@@ -155,14 +142,14 @@ describe.each(testDatabases())("svc policy check and lint --measure on $name", (
       "Project.delete: existing.createdBy == auth.userId",
       "--claim",
       "Project.update: data.orgId == existing.orgId",
-      ...sqlFlags,
+      ...cliDatabase.flags(),
     );
     expect(code).toBe(1);
     expect(out).toContain("counterexample (");
     expect(out).toContain('caller {"userId":"u1","tenantId":"t1","roles":["owner"]}');
     expect(out).toContain("holds: Project.update: data.orgId == existing.orgId");
     expect(out).toMatch(/sqlite: the SQL agrees with the evaluator on all \d+ candidates/);
-    matchTarget(target, {
+    matchTarget(cliDatabase.target(), {
       sqlite: () => undefined,
       postgres: () =>
         expect(out).toMatch(/postgres: the SQL agrees with the evaluator on all \d+ candidates/),
@@ -181,7 +168,7 @@ describe.each(testDatabases())("svc policy check and lint --measure on $name", (
       TODO,
       "--claim",
       "Todo.read: auth.userId == data.ownerId",
-      ...sqlFlags,
+      ...cliDatabase.flags(),
     );
     expect(holds.code).toBe(0);
     expect(holds.out).toMatch(/^holds: Todo.read/);
@@ -212,12 +199,12 @@ describe.each(testDatabases())("svc policy check and lint --measure on $name", (
       "--measure",
       "--rows",
       "2000",
-      ...sqlFlags,
+      ...cliDatabase.flags(),
     );
     expect(out).toMatch(
       /measured CREATE INDEX "Todo_by_ownerId" ON "Todo" \("ownerId"\); on sqlite, 2000 rows: [\d.]+ ms -> [\d.]+ ms per query/,
     );
-    matchTarget(target, {
+    matchTarget(cliDatabase.target(), {
       sqlite: () => undefined,
       postgres: () => expect(out).toContain("on postgres, 2000 rows"),
     });

@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { matchTarget, type TestDatabaseTarget, testDatabases } from "@svc/tooling/databases";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { matchTarget, testDatabases } from "@svc/tooling/databases";
+import { describe, expect, it } from "vitest";
 import { tempDir } from "./fixtures.js";
-import { svc } from "./svc-cli.js";
+import { cliDatabasePerSuite, svc } from "./svc-cli.js";
 
 const EXAMPLES = resolve(import.meta.dirname, "../../../examples");
 /** Every example with a manifest: each is a create-svc template and ships policies.test.json. */
@@ -18,29 +18,25 @@ const MANIFESTS = readdirSync(EXAMPLES)
   });
 
 describe.each(testDatabases())("svc policy test on $name", (database) => {
-  let target: TestDatabaseTarget;
-  let sqlFlags: string[];
-
-  beforeAll(async () => {
-    target = await database.create();
-    sqlFlags = matchTarget<string[]>(target, {
-      sqlite: () => [],
-      postgres: ({ url }) => ["--database-url", url],
-    });
-  });
-
-  afterAll(async () => {
-    if (target !== undefined) await database.destroy(target);
-  });
+  const cliDatabase = cliDatabasePerSuite(database);
 
   it.each(MANIFESTS)("passes the access tests of %s", async (manifest) => {
-    const { code, out, err } = await svc("policy", "test", "--manifest", manifest, ...sqlFlags);
+    const { code, out, err } = await svc(
+      "policy",
+      "test",
+      "--manifest",
+      manifest,
+      ...cliDatabase.flags(),
+    );
     expect(err).toBe("");
     expect(out).toMatch(
       /^ok .*policies\.test\.json: \d+ checks pass \(evaluator, sqlite(, postgres)?\)\n$/,
     );
     expect(out).toContain(
-      matchTarget(target, { sqlite: () => "sqlite)", postgres: () => "sqlite, postgres)" }),
+      matchTarget(cliDatabase.target(), {
+        sqlite: () => "sqlite)",
+        postgres: () => "sqlite, postgres)",
+      }),
     );
     expect(code).toBe(0);
   });
@@ -59,7 +55,7 @@ describe.each(testDatabases())("svc policy test on $name", (database) => {
       "test",
       "--manifest",
       join(temp.path, "svc.json"),
-      ...sqlFlags,
+      ...cliDatabase.flags(),
     );
     expect(code).toBe(1);
     expect(out).toContain("bob reads Todo row alicesTodo: expected deny, the policies allow");
