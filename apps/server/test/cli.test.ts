@@ -1,12 +1,16 @@
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { TODO_MANIFEST, tempDir } from "./fixtures.js";
 import { svc as cli } from "./svc-cli.js";
+import { entity, OWNER, testManifest, writeTestApp } from "./test-app.js";
 
-/** `svc policy explain <entity> <action> --manifest <todo app> ...extra`. */
+/** `svc policy explain <entity> <action> --manifest <manifest> ...extra`. */
+function explain(manifest: string, entity: string, action: string, ...extra: string[]) {
+  return cli("policy", "explain", entity, action, "--manifest", manifest, ...extra);
+}
+
+/** {@link explain} on the todo app. */
 function explainTodoApp(entity: string, action: string, ...extra: string[]) {
-  return cli("policy", "explain", entity, action, "--manifest", TODO_MANIFEST, ...extra);
+  return explain(TODO_MANIFEST, entity, action, ...extra);
 }
 
 describe("svc policy explain", () => {
@@ -73,32 +77,21 @@ describe("svc policy explain", () => {
   });
 
   it("exits 1 naming the manifest when it cannot be read", async () => {
-    const { code, err } = await cli(
-      "policy",
-      "explain",
-      "Todo",
-      "read",
-      "--manifest",
-      "/nope.json",
-    );
+    const { code, err } = await explain("/nope.json", "Todo", "read");
     expect(code).toBe(1);
     expect(err).toContain("SVC_MANIFEST");
   });
 
   it("shows a bad rule with a caret under the problem and the nearest field", async () => {
     using dir = tempDir();
-    const manifest = join(dir.path, "svc.json");
-    writeFileSync(
-      manifest,
-      JSON.stringify({
-        manifest_version: 1,
-        name: "typo",
-        version: "1",
-        entities: [{ name: "Todo", fields: [{ name: "ownerId", type: "string", owner: true }] }],
+    const manifest = writeTestApp(
+      dir.path,
+      testManifest("typo", {
+        entities: [entity("Todo", { ownerId: OWNER })],
         policies: [{ name: "own", entity: "Todo", allowRead: "auth.userId == data.ownerID" }],
       }),
     );
-    const { code, err } = await cli("policy", "explain", "Todo", "read", "--manifest", manifest);
+    const { code, err } = await explain(manifest, "Todo", "read");
     expect(code).toBe(1);
     expect(err).toBe(
       [

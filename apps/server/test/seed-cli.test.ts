@@ -9,10 +9,22 @@ import {
   tempDir,
 } from "./fixtures.js";
 import { runSvc } from "./svc-cli.js";
+import { entity, testManifest } from "./test-app.js";
 
 // `svc seed`: a template's sample rows (seed/*.json) loaded into the running
 // app, as the shop's README says. Regression: the shop started empty and its
 // generated README gave no command to fill it.
+
+/** Writes `manifest` as `dir/svc.json` and each seed file (name to content) as JSON in `dir/seed`; returns the manifest's path. */
+function writeSeededApp(dir: string, manifest: unknown, seed: Readonly<Record<string, unknown>>) {
+  const path = join(dir, "svc.json");
+  writeFileSync(path, JSON.stringify(manifest));
+  mkdirSync(join(dir, "seed"));
+  for (const [file, content] of Object.entries(seed)) {
+    writeFileSync(join(dir, "seed", file), JSON.stringify(content));
+  }
+  return path;
+}
 
 const SHOP_MANIFEST = resolve(import.meta.dirname, "../../../examples/shop/svc.json");
 const SHOP_SEED = JSON.parse(
@@ -62,27 +74,17 @@ describe("svc seed", () => {
 
   it("finds the server on SVC_PORT and the dev-mode admin token beside the manifest", async () => {
     using dir = tempDir();
-    const manifest = join(dir.path, "svc.json");
-    writeFileSync(
-      manifest,
-      JSON.stringify({
-        manifest_version: 1,
-        name: "notes",
-        version: "0",
-        auth: { trustedOrigins: [] },
-        entities: [{ name: "Note", fields: [{ name: "text", type: "string" }] }],
-        policies: [],
-      }),
-    );
-    mkdirSync(join(dir.path, "seed"));
-    writeFileSync(
-      join(dir.path, "seed", "notes.json"),
-      JSON.stringify({
-        operations: [
-          { op: "insert", entity: "Note", data: { text: "a" } },
-          { op: "insert", entity: "Note", data: { text: "b" } },
-        ],
-      }),
+    const manifest = writeSeededApp(
+      dir.path,
+      testManifest("notes", { entities: [entity("Note", { text: "string" })], policies: [] }),
+      {
+        "notes.json": {
+          operations: [
+            { op: "insert", entity: "Note", data: { text: "a" } },
+            { op: "insert", entity: "Note", data: { text: "b" } },
+          ],
+        },
+      },
     );
     // Dev mode without SVC_ADMIN_TOKEN: the server writes .svc/admin-token beside the manifest.
     await using server = await startLoopbackServer(
@@ -134,10 +136,7 @@ describe("svc seed", () => {
 
   it("refuses without an admin token, naming the file dev mode writes", async () => {
     using dir = tempDir();
-    const manifest = join(dir.path, "svc.json");
-    writeFileSync(manifest, "{}");
-    mkdirSync(join(dir.path, "seed"));
-    writeFileSync(join(dir.path, "seed", "rows.json"), "{}");
+    const manifest = writeSeededApp(dir.path, {}, { "rows.json": {} });
     const result = await svc({ SVC_MANIFEST: manifest }, "seed");
     expect(result.code).toBe(1);
     expect(result.err).toBe(
@@ -147,10 +146,7 @@ describe("svc seed", () => {
 
   it("refuses a seed file that is not a batch, naming the file", async () => {
     using dir = tempDir();
-    const manifest = join(dir.path, "svc.json");
-    writeFileSync(manifest, "{}");
-    mkdirSync(join(dir.path, "seed"));
-    writeFileSync(join(dir.path, "seed", "rows.json"), JSON.stringify([{ text: "a" }]));
+    const manifest = writeSeededApp(dir.path, {}, { "rows.json": [{ text: "a" }] });
     const result = await svc({ SVC_MANIFEST: manifest, SVC_ADMIN_TOKEN: ADMIN_TOKEN }, "seed");
     expect(result.code).toBe(1);
     expect(result.err).toMatch(/^svc: seed: \S*rows\.json is not a batch: /);
