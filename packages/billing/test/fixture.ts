@@ -2,15 +2,12 @@ import { type AuthContext, adminAuth, createAuthContext, parseManifest } from "@
 import { createStore, dialectFor, type Row, type Store, type StoreDatabase } from "@svc/store";
 import { openPostgres } from "@svc/store/pg";
 import { openSqlite } from "@svc/store/sqlite";
-import {
-  openTestDatabase,
-  type TestDatabase,
-  type TestDatabaseTarget,
-} from "@svc/tooling/databases";
+import { openTestDatabase, type TestDatabase } from "@svc/tooling/databases";
+import { fixturePerTest } from "@svc/tooling/per-test";
 import { codedRejectionOf } from "@svc/tooling/thrown";
 import type { Kysely } from "kysely";
 import Stripe from "stripe";
-import { afterEach, beforeEach, expect } from "vitest";
+import { expect } from "vitest";
 import {
   type Billing,
   BillingError,
@@ -147,17 +144,14 @@ export function useBillingFixture(
   database: TestDatabase,
   options: Partial<BillingOptions> = {},
 ): () => BillingFixture {
-  let current: BillingFixture | undefined;
-  let target: TestDatabaseTarget | undefined;
-  let opened: StoreDatabase[] = [];
-
-  beforeEach(async () => {
-    target = await database.create();
-    const where = target;
+  return fixturePerTest("billing", async (defer) => {
+    const where = await database.create();
+    defer(() => database.destroy(where));
     const fake = await startFakeProcessor(API_KEY);
+    defer(() => fake.close());
     const open = (): StoreDatabase => {
       const connection = openTestDatabase(where, { openSqlite, openPostgres }, { max: 6 });
-      opened.push(connection);
+      defer(() => connection.close());
       return connection;
     };
     const fixture = {} as BillingFixture;
@@ -178,8 +172,10 @@ export function useBillingFixture(
       },
       ...options,
     });
-    const serve = async (overrides: Partial<BillingOptions> = {}): Promise<BillingServer> => {
-      const connection = open();
+    const serveOn = async (
+      connection: StoreDatabase,
+      overrides: Partial<BillingOptions> = {},
+    ): Promise<BillingServer> => {
       const store = createStore({
         db: connection.db,
         dialect: connection.dialect,
@@ -189,8 +185,9 @@ export function useBillingFixture(
       await store.migrate({ packages: billing.migrations });
       return { store, billing, tables: connection.db as unknown as Kysely<BillingTables> };
     };
-    const primary = await serve();
-    const primaryConnection = opened[0] as StoreDatabase;
+    const serve = (overrides: Partial<BillingOptions> = {}) => serveOn(open(), overrides);
+    const primaryConnection = open();
+    const primary = await serveOn(primaryConnection);
     Object.assign(fixture, {
       ...primary,
       name: database.name,
@@ -216,23 +213,8 @@ export function useBillingFixture(
         ),
       seconds: () => Math.floor(fixture.clock / 1000),
     });
-    current = fixture;
+    return fixture;
   });
-
-  afterEach(async () => {
-    const fixture = current;
-    current = undefined;
-    await fixture?.fake.close();
-    for (const connection of opened.reverse()) await connection.close();
-    opened = [];
-    if (target !== undefined) await database.destroy(target);
-    target = undefined;
-  });
-
-  return () => {
-    if (current === undefined) throw new Error("the billing fixture is used outside a test");
-    return current;
-  };
 }
 
 export { rejectionOf } from "@svc/tooling/thrown";
