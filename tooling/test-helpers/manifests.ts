@@ -39,3 +39,19 @@ export function todoEntity<const Extra extends readonly object[]>(...extraFields
     ],
   };
 }
+
+/**
+ * The example's policy on its Todo: a signed-in caller inserts, and each
+ * caller reads, changes and deletes only the rows they own. The rules are in
+ * the order the DSL writes them, so a test may compare serialized manifests.
+ */
+export function ownTodosPolicy() {
+  return {
+    name: "own todos",
+    entity: "Todo",
+    allowRead: "auth.userId == data.ownerId",
+    allowInsert: "auth.userId != null",
+    allowUpdate: "auth.userId == existing.ownerId",
+    allowDelete: "auth.userId == existing.ownerId",
+  };
+}

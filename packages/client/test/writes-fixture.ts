@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { listEntity, userEntity } from "@svc/tooling/manifests";
+import { listEntity, ownTodosPolicy, userEntity } from "@svc/tooling/manifests";
 import { type ClientOptions, createClient, type SvcClient, type Timers } from "../src/index.js";
 
 /** Switches the test app's function files read (they load into this process). */
@@ -54,14 +54,7 @@ export function writeWritesApp(): { manifest: string; dispose(): void } {
         allowUpdate: "auth.userId != null",
         allowDelete: "auth.userId != null",
       },
-      {
-        name: "own todos",
-        entity: "Todo",
-        allowRead: "auth.userId == data.ownerId",
-        allowInsert: "auth.userId != null",
-        allowUpdate: "auth.userId == existing.ownerId",
-        allowDelete: "auth.userId == existing.ownerId",
-      },
+      ownTodosPolicy(),
     ],
   };
   writeFileSync(join(dir, "svc.json"), JSON.stringify(manifest));

@@ -1,3 +1,4 @@
+import { listEntity, ownTodosPolicy, todoEntity } from "@svc/tooling/manifests";
 import { entity } from "../src/dsl-entity.js";
 import { field } from "../src/dsl-field.js";
 
@@ -8,31 +9,12 @@ export const architectureJSON = {
   name: "todo",
   version: "0.1.0",
   auth: { trustedOrigins: ["http://localhost:5173"] },
+  // A pair, not an array of either, so `entities[1]` is typed as the Todo with its index.
   entities: [
-    { name: "List", fields: [{ name: "title", type: "string" }] },
-    {
-      name: "Todo",
-      fields: [
-        { name: "title", type: "string" },
-        { name: "done", type: "bool" },
-        { name: "ownerId", type: "string", owner: true },
-        { name: "listId", type: "id", target: "List", optional: true },
-        { name: "priority", type: "enum", values: ["low", "high"] },
-        { name: "createdAt", type: "datetime", defaultNow: true },
-      ],
-      indexes: [{ name: "by_owner", fields: ["ownerId"], unique: false }],
-    },
-  ],
-  policies: [
-    {
-      name: "own todos",
-      entity: "Todo",
-      allowRead: "auth.userId == data.ownerId",
-      allowInsert: "auth.userId != null",
-      allowUpdate: "auth.userId == existing.ownerId",
-      allowDelete: "auth.userId == existing.ownerId",
-    },
-  ],
+    listEntity(),
+    { ...todoEntity(), indexes: [{ name: "by_owner", fields: ["ownerId"], unique: false }] },
+  ] satisfies [object, object],
+  policies: [ownTodosPolicy()],
   functions: "functions",
 };
 
