@@ -25,9 +25,10 @@ import {
   testDatabases,
 } from "@svc/tooling/databases";
 import { userEntity } from "@svc/tooling/manifests";
+import { fixturePerTest } from "@svc/tooling/per-test";
 import { codedRejectionOf } from "@svc/tooling/thrown";
 import type { Kysely } from "kysely";
-import { afterEach, beforeEach, expect, vi } from "vitest";
+import { expect, vi } from "vitest";
 import {
   type Auth,
   type AuthDatabase,
@@ -334,19 +335,11 @@ export function useAuthFixture(
   database: TestDatabase,
   options: AuthFixtureOptions = {},
 ): () => AuthFixture {
-  let current: AuthFixture | undefined;
-  beforeEach(async () => {
-    current = await openAuthFixture(database, options);
+  return fixturePerTest("auth", async (defer) => {
+    const fixture = await openAuthFixture(database, options);
+    defer(() => fixture.close());
+    return fixture;
   });
-  afterEach(async () => {
-    const fixture = current;
-    current = undefined;
-    await fixture?.close();
-  });
-  return () => {
-    if (current === undefined) throw new Error("the auth fixture is used outside a test");
-    return current;
-  };
 }
 
 export { rejectionOf } from "@svc/tooling/thrown";
