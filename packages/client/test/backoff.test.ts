@@ -1,18 +1,8 @@
-import { createServer } from "node:net";
+import { refusedURL } from "@svc/tooling/http-server";
 import { describe, expect, it } from "vitest";
 import { backoffDelay, createClient } from "../src/index.js";
 import { manualTimers, statusLog } from "./live-fixture.js";
 import { waitFor } from "./wait-for.js";
-
-/** A loopback port nothing listens on: connections are refused. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
-}
 
 describe("backoffDelay", () => {
   it.each([
@@ -39,11 +29,10 @@ describe("backoffDelay", () => {
 
 describe("reconnect schedule", () => {
   it("retries a refused WebSocket with growing delays from the injected random and timers", async () => {
-    const port = await closedPort();
     const clock = manualTimers();
     const log = statusLog();
     const client = createClient({
-      url: `http://127.0.0.1:${port}`,
+      url: await refusedURL(),
       token: "svc_unused",
       live: {
         transport: "websocket",
