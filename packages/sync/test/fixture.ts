@@ -17,19 +17,31 @@ import {
   syncMigrations,
 } from "../src/index.js";
 
+/** A Task: its title and the user it is assigned to (the key its reads follow). */
+export const taskEntity = {
+  name: "Task",
+  fields: [
+    { name: "title", type: "string" },
+    { name: "assigneeId", type: "string" },
+  ],
+} as const;
+
+/** Who belongs to which project: what `exists(Member where ...)` rules look up. */
+export const memberEntity = {
+  name: "Member",
+  fields: [
+    { name: "projectId", type: "string" },
+    { name: "userId", type: "string" },
+  ],
+} as const;
+
 /** Tasks follow their assignee (reassignable, so a row can leave a reader's view); Docs their tenant. */
 export const syncManifest = parseManifest({
   manifest_version: 1,
   name: "sync-test",
   version: "1",
   entities: [
-    {
-      name: "Task",
-      fields: [
-        { name: "title", type: "string" },
-        { name: "assigneeId", type: "string" },
-      ],
-    },
+    taskEntity,
     {
       name: "Doc",
       fields: [
@@ -37,13 +49,7 @@ export const syncManifest = parseManifest({
         { name: "tenantId", type: "string" },
       ],
     },
-    {
-      name: "Member",
-      fields: [
-        { name: "projectId", type: "string" },
-        { name: "userId", type: "string" },
-      ],
-    },
+    memberEntity,
     {
       name: "Note",
       fields: [

@@ -5,6 +5,7 @@ import { openSqlite } from "@svc/store/sqlite";
 import { openTestDatabase, testDatabases } from "@svc/tooling/databases";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cachedExistsResolver, DEFAULT_SHARD_TICK_MS } from "../src/index.js";
+import { memberEntity, taskEntity } from "./fixture.js";
 import { fakeTimers, type ShardClient, until, useShardServer } from "./shards-client.js";
 
 // Room logic as the shard transport runs it: refusals from onJoin,
@@ -17,22 +18,7 @@ const manifest = {
   manifest_version: 1,
   name: "shard-logic",
   version: "1",
-  entities: [
-    {
-      name: "Task",
-      fields: [
-        { name: "title", type: "string" },
-        { name: "assigneeId", type: "string" },
-      ],
-    },
-    {
-      name: "Member",
-      fields: [
-        { name: "projectId", type: "string" },
-        { name: "userId", type: "string" },
-      ],
-    },
-  ],
+  entities: [taskEntity, memberEntity],
   policies: [{ name: "assigned", entity: "Task", allowRead: "auth.userId == data.assigneeId" }],
   rooms: [
     { name: "echo", join: "auth.userId != null" },
