@@ -67,6 +67,24 @@ async function startLogged(env: Record<string, string>): Promise<LoggedServer> {
   return Object.assign(server, { log });
 }
 
+/** A {@link startLogged} server with `env` on a SQLite file of its own, for the enclosing `describe`. */
+function loggedServerPerSuite(env: Record<string, string>): () => LoggedServer {
+  const dir = tempDir();
+  let server: LoggedServer | undefined;
+  beforeAll(async () => {
+    server = await startLogged({ SVC_DB_PATH: `${dir.path}/app.db`, ...env });
+  });
+  afterAll(async () => {
+    await server?.[Symbol.asyncDispose]();
+    dir[Symbol.dispose]();
+  });
+  return () => {
+    if (server === undefined)
+      throw new Error("the logged server runs only inside its suite's tests");
+    return server;
+  };
+}
+
 function callFunction(
   server: { url: string },
   name: string,
@@ -198,18 +216,10 @@ describe.each(testDatabases())("logs on $name", (database) => {
 });
 
 describe("request ids behind a trusted proxy", () => {
-  const dir = tempDir();
-  let server: LoggedServer;
-
-  beforeAll(async () => {
-    server = await startLogged({ SVC_DB_PATH: `${dir.path}/app.db`, SVC_TRUST_PROXY: "loopback" });
-  });
-  afterAll(async () => {
-    await server?.[Symbol.asyncDispose]();
-    dir[Symbol.dispose]();
-  });
+  const logged = loggedServerPerSuite({ SVC_TRUST_PROXY: "loopback" });
 
   it("keeps the proxy's id, on the response and in the log", async () => {
+    const server = logged();
     const response = await fetch(`${server.url}/health`, {
       headers: { "x-request-id": "lb-7f3a.9_c-1" },
     });
@@ -227,6 +237,7 @@ describe("request ids behind a trusted proxy", () => {
     ["a newline escape", "a\\nb"],
     ["empty", ""],
   ])("makes a new id instead of one with %s", async (_label, incoming) => {
+    const server = logged();
     const response = await fetch(`${server.url}/health`, { headers: { "x-request-id": incoming } });
     const id = response.headers.get("x-request-id") ?? "";
     expect(id).toMatch(/^[A-Za-z0-9_-]{12}$/);
@@ -235,18 +246,10 @@ describe("request ids behind a trusted proxy", () => {
 });
 
 describe("what the log never holds", () => {
-  const dir = tempDir();
-  let server: LoggedServer;
-
-  beforeAll(async () => {
-    server = await startLogged({ SVC_DB_PATH: `${dir.path}/app.db`, SVC_LOG_LEVEL: "trace" });
-  });
-  afterAll(async () => {
-    await server?.[Symbol.asyncDispose]();
-    dir[Symbol.dispose]();
-  });
+  const logged = loggedServerPerSuite({ SVC_LOG_LEVEL: "trace" });
 
   it("holds no token, password, cookie, body or query string", async () => {
+    const server = logged();
     const password = "hunter2-Very-Secret-Pass";
     const email = "logged-user@example.com";
     const registered = await fetch(`${server.url}/api/auth/password/register`, {
