@@ -81,6 +81,26 @@ function gate(): { promise: Promise<void>; open(): void } {
   return { promise, open };
 }
 
+/**
+ * Holds `addNote` ("note") or `slowNote` ("action") calls at the function's
+ * gate: `entered` settles once one waits there; `release` opens the gate and
+ * takes it away, so later calls run straight through.
+ */
+function holdAtGate(kind: "note" | "action"): { entered: Promise<void>; release(): void } {
+  const held = gate();
+  const entered = gate();
+  const test = switches.__idempotencyTest;
+  test[`${kind}Gate`] = held.promise;
+  test[`${kind}Entered`] = entered.open;
+  return {
+    entered: entered.promise,
+    release: () => {
+      test[`${kind}Gate`] = undefined;
+      held.open();
+    },
+  };
+}
+
 describe.each(testDatabases())("Idempotency-Key on $name", (database) => {
   beforeEach(() => {
     switches.__idempotencyTest = {};
@@ -155,12 +175,9 @@ describe.each(testDatabases())("Idempotency-Key on $name", (database) => {
   });
 
   it("concurrent duplicates run the mutation once and both get its answer", async () => {
-    const held = gate();
-    const entered = gate();
-    switches.__idempotencyTest.noteGate = held.promise;
-    switches.__idempotencyTest.noteEntered = entered.open;
+    const held = holdAtGate("note");
     const first = readJSON<{ id: string }>(call("addNote", { body: "race" }, "key-4"));
-    await entered.promise;
+    await held.entered;
     // The first holds its transaction (and the key) open while the second arrives.
     const second = readJSON<{ id: string }>(call("addNote", { body: "race" }, "key-4"));
     await matchTarget(app.target, {
@@ -170,30 +187,25 @@ describe.each(testDatabases())("Idempotency-Key on $name", (database) => {
         await expect.poll(() => blockedOnLock(url)).toBe(true);
       },
     });
-    held.open();
+    held.release();
     const [a, b] = await Promise.all([first, second]);
     expect(a.status).toBe(200);
     expect(b).toMatchObject({ status: 200, body: a.body });
     expect(b.headers.get("idempotent-replayed")).toBe("true");
-    switches.__idempotencyTest.noteGate = undefined;
     expect(await noteCount()).toBe(1);
   });
 
   it("an action holds its key while it runs (409 IN_PROGRESS), then replays its answer", async () => {
-    const held = gate();
-    const entered = gate();
-    switches.__idempotencyTest.actionGate = held.promise;
-    switches.__idempotencyTest.actionEntered = entered.open;
+    const held = holdAtGate("action");
     const running = readJSON<{ id: string }>(call("slowNote", { body: "act" }, "key-5"));
-    await entered.promise;
+    await held.entered;
     expect(await errorOf(call("slowNote", { body: "act" }, "key-5"))).toMatchObject({
       status: 409,
       code: "IDEMPOTENCY_KEY_IN_PROGRESS",
     });
-    held.open();
+    held.release();
     const done = await running;
     expect(done.status).toBe(200);
-    switches.__idempotencyTest.actionGate = undefined;
     const replay = await readJSON<{ id: string }>(call("slowNote", { body: "act" }, "key-5"));
     expect(replay).toMatchObject({ status: 200, body: done.body });
     expect(replay.headers.get("idempotent-replayed")).toBe("true");
