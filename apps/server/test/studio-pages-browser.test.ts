@@ -39,6 +39,14 @@ interface StudioPageCase {
   readonly signedIn?: boolean;
 }
 
+/** The check of a list page: its first row (`rows`) appears and its total reads `total`. */
+function listShowsTotal(rows: string, total: string): StudioPageCase["check"] {
+  return async (page) => {
+    await page.locator(rows).first().waitFor();
+    expect(await page.locator(".total").textContent()).toBe(total);
+  };
+}
+
 const PAGES: readonly StudioPageCase[] = [
   {
     name: "sign-in",
@@ -111,19 +119,13 @@ const PAGES: readonly StudioPageCase[] = [
     name: "users",
     title: "the users",
     path: () => "/studio/users",
-    check: async (page) => {
-      await page.locator("tbody tr[data-id]").first().waitFor();
-      expect(await page.locator(".total").textContent()).toBe("3 users");
-    },
+    check: listShowsTotal("tbody tr[data-id]", "3 users"),
   },
   {
     name: "sessions",
     title: "sessions, metadata only",
     path: () => "/studio/sessions",
-    check: async (page) => {
-      await page.locator("tbody tr").first().waitFor();
-      expect(await page.locator(".total").textContent()).toBe("3 sessions");
-    },
+    check: listShowsTotal("tbody tr", "3 sessions"),
   },
   {
     name: "api-keys",
