@@ -1,6 +1,5 @@
 import { mkdtempSync, rmSync } from "node:fs";
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAuth } from "@svc/auth-core";
@@ -9,6 +8,7 @@ import { parseManifest } from "@svc/schema";
 import { errorHandler } from "@svc/schema/http";
 import { createStore } from "@svc/store";
 import { openSqlite } from "@svc/store/sqlite";
+import { closeServer, listenOnLoopback } from "@svc/tooling/http-server";
 import express from "express";
 import { afterEach, describe, expect, it } from "vitest";
 import { createBillingRouter, isBillingWebhook } from "../src/express.js";
@@ -98,17 +98,9 @@ describe("the README example", () => {
       await auth.close();
       await store.close();
     });
-    const server: Server = await new Promise((resolve) => {
-      const listening = app.listen(0, "127.0.0.1", () => resolve(listening));
-    });
-    cleanups.push(
-      () =>
-        new Promise<void>((resolve) => {
-          server.closeAllConnections();
-          server.close(() => resolve());
-        }),
-    );
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const server = createServer(app);
+    const base = await listenOnLoopback(server);
+    cleanups.push(() => closeServer(server));
 
     const { token, user_id } = await auth.registerPassword(
       { email: "ada@example.com", password: "correct horse battery" },

@@ -1,5 +1,4 @@
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer } from "node:http";
 import { type Auth, createAuth } from "@svc/auth-core";
 import { authErrorHandler, createRateLimits, type LimitRule } from "@svc/auth-core/express";
 import { parseManifest } from "@svc/schema";
@@ -7,6 +6,7 @@ import { createStore, type Store, type StoreDatabase } from "@svc/store";
 import { openPostgres } from "@svc/store/pg";
 import { openSqlite } from "@svc/store/sqlite";
 import { openTestDatabase, type TestDatabaseTarget } from "@svc/tooling/databases";
+import { closeServer, listenOnLoopback } from "@svc/tooling/http-server";
 import { userEntity } from "@svc/tooling/manifests";
 import express from "express";
 import { expect } from "vitest";
@@ -95,19 +95,16 @@ export async function bootRouter(
     }),
   );
   app.use(authErrorHandler((error) => errors.push(error)));
-  const server: Server = await new Promise((resolve) => {
-    const listening = app.listen(0, "127.0.0.1", () => resolve(listening));
-  });
-  const port = (server.address() as AddressInfo).port;
+  const server = createServer(app);
+  const url = await listenOnLoopback(server);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     store,
     auth,
     states,
     errors,
     async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closeServer(server);
       await auth.close();
       await store.close();
     },
