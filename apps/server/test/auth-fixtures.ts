@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { TestDatabase, TestDatabaseTarget } from "@svc/tooling/databases";
+import { closeServer, listenOnLoopback } from "@svc/tooling/http-server";
 import { expect } from "vitest";
 import { type DisposableServer, startTestServer } from "./fixtures.js";
 
@@ -249,16 +249,8 @@ export async function startHttpStub(
       res.end(JSON.stringify(answer.body));
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen({ port: 0, host: "127.0.0.1" }, resolve);
-  });
-  const { port } = server.address() as AddressInfo;
   return Object.assign(stub, {
-    url: `http://127.0.0.1:${port}`,
-    async [Symbol.asyncDispose]() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    url: await listenOnLoopback(server),
+    [Symbol.asyncDispose]: () => closeServer(server),
   });
 }
