@@ -3,7 +3,7 @@ import { createStore, dialectFor, type Row, type Store, type StoreDatabase } fro
 import { openPostgres } from "@svc/store/pg";
 import { openSqlite } from "@svc/store/sqlite";
 import { openTestDatabase, type TestDatabase } from "@svc/tooling/databases";
-import { fixturePerTest } from "@svc/tooling/per-test";
+import { databaseForTest, fixturePerTest } from "@svc/tooling/per-test";
 import { codedRejectionOf } from "@svc/tooling/thrown";
 import type { Kysely } from "kysely";
 import Stripe from "stripe";
@@ -145,15 +145,11 @@ export function useBillingFixture(
   options: Partial<BillingOptions> = {},
 ): () => BillingFixture {
   return fixturePerTest("billing", async (defer) => {
-    const where = await database.create();
-    defer(() => database.destroy(where));
+    const { open } = await databaseForTest(database, defer, (target) =>
+      openTestDatabase(target, { openSqlite, openPostgres }, { max: 6 }),
+    );
     const fake = await startFakeProcessor(API_KEY);
     defer(() => fake.close());
-    const open = (): StoreDatabase => {
-      const connection = openTestDatabase(where, { openSqlite, openPostgres }, { max: 6 });
-      defer(() => connection.close());
-      return connection;
-    };
     const fixture = {} as BillingFixture;
     const optionsFor = (store: Store, connection: StoreDatabase): BillingOptions => ({
       store,

@@ -1,7 +1,7 @@
 import { parseManifest } from "@svc/schema";
 import { createStore, type Store, type StoreDatabase } from "@svc/store";
 import type { TestDatabase, TestDatabaseTarget } from "@svc/tooling/databases";
-import { fixturePerTest } from "@svc/tooling/per-test";
+import { databaseForTest, fixturePerTest } from "@svc/tooling/per-test";
 import {
   createJobQueue,
   type JobQueue,
@@ -56,13 +56,9 @@ export function useJobsFixture(
   options: Partial<JobQueueOptions> = {},
 ): () => JobsFixture {
   return fixturePerTest("jobs", async (defer) => {
-    const where = await database.create();
-    defer(() => database.destroy(where));
-    const open = (): StoreDatabase => {
-      const connection = openJobsDatabase(where, 4);
-      defer(() => connection.close());
-      return connection;
-    };
+    const { target: where, open } = await databaseForTest(database, defer, (target) =>
+      openJobsDatabase(target, 4),
+    );
     const connection = open();
     const fixture = { clock: Date.UTC(2026, 10, 25) } as JobsFixture;
     const queueOn = (db: StoreDatabase, extra: Partial<JobQueueOptions> = {}): JobQueue =>

@@ -6,7 +6,7 @@ import {
   testDatabases,
 } from "@svc/tooling/databases";
 import { listEntity, todoEntity } from "@svc/tooling/manifests";
-import { fixturePerTest } from "@svc/tooling/per-test";
+import { databaseForTest, fixturePerTest } from "@svc/tooling/per-test";
 import { expect } from "vitest";
 import {
   type AuthContext,
@@ -94,17 +94,7 @@ export function useStore(
   options: { manifest?: ManifestInput; migrate?: boolean } = {},
 ): () => StoreFixture {
   return fixturePerTest("store", async (defer) => {
-    const target = await database.create();
-    defer(() => database.destroy(target));
-    const opened: StoreDatabase[] = [];
-    const open = (): StoreDatabase => {
-      const db = openTarget(target);
-      opened.push(db);
-      return db;
-    };
-    defer(async () => {
-      for (const db of opened) await db.close();
-    });
+    const { target, open } = await databaseForTest(database, defer, openTarget);
     const manifest = manifestOf(options.manifest ?? baseManifest);
     const primary = open();
     const store = createStore({ ...primary, manifest, clock: () => new Date(NOW) });

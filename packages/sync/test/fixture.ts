@@ -3,7 +3,7 @@ import { createStore, type Store, type StoreDatabase } from "@svc/store";
 import { openPostgres } from "@svc/store/pg";
 import { openSqlite } from "@svc/store/sqlite";
 import { openTestDatabase, type TestDatabase } from "@svc/tooling/databases";
-import { fixturePerTest } from "@svc/tooling/per-test";
+import { databaseForTest, fixturePerTest } from "@svc/tooling/per-test";
 import { rejectionOf } from "@svc/tooling/thrown";
 import { expect } from "vitest";
 import {
@@ -103,13 +103,9 @@ export function useSyncFixture(
   options: Partial<ChangeLogOptions> = {},
 ): () => SyncFixture {
   return fixturePerTest("sync", async (defer) => {
-    const where = await database.create();
-    defer(() => database.destroy(where));
-    const open = (): StoreDatabase => {
-      const connection = openTestDatabase(where, { openSqlite, openPostgres }, { max: 4 });
-      defer(() => connection.close());
-      return connection;
-    };
+    const { open } = await databaseForTest(database, defer, (target) =>
+      openTestDatabase(target, { openSqlite, openPostgres }, { max: 4 }),
+    );
     const connection = open();
     const fixture = { clock: Date.UTC(2026, 10, 25) } as SyncFixture;
     const log = createChangeLog({
