@@ -2,6 +2,7 @@ import { ConfigError } from "@svc/schema";
 import { z } from "zod";
 import type { CookieSettings } from "./cookie-settings.js";
 import { DEFAULT_SESSION_LIFETIME_SECS } from "./create-auth.js";
+import type { Env } from "./delivery/env-values.js";
 import { type JWTConfig, parseJWTConfig } from "./jwt/jwt-config.js";
 import { parseUpstreamJWTConfig, type UpstreamJWTConfig } from "./jwt/upstream-jwt.js";
 import {
@@ -12,8 +13,6 @@ import {
   parseSmsConfig,
   type SmsTransport,
 } from "./outbound.js";
-
-type Env = Readonly<Record<string, string | undefined>>;
 
 /** auth-core's configuration, read from the environment by `parseAuthConfig`. */
 export interface AuthConfig {

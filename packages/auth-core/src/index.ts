@@ -27,6 +27,9 @@ export type { AuthCacheStats, CacheStats } from "./cache-stats.js";
 export { CODE_TTL_MS, type CodePurpose, MAX_ATTEMPTS, SEND_COOLDOWN_MS } from "./code-store.js";
 export { type AuthConfig, parseAuthConfig } from "./config.js";
 export { type AuthOptions, createAuth, DEFAULT_SESSION_LIFETIME_SECS } from "./create-auth.js";
+export type { Env as ConfigEnv } from "./delivery/env-values.js";
+// What the parse*Config functions read, and the options every HTTP transport shares.
+export type { DeliveryOptions } from "./delivery/post-json.js";
 export {
   AuthError,
   type AuthErrorCode,
