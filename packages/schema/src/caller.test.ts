@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { createAuthContext } from "./auth-context.js";
+import { adminAuth, createAuthContext } from "./auth-context.js";
 import { findCaller, getCaller, isCookieCaller, setCaller } from "./caller.js";
 import { isWireError } from "./wire-error.js";
 
@@ -39,11 +39,23 @@ describe("the request's caller", () => {
     expect(isCookieCaller({})).toBe(false);
   });
 
-  it("writes nothing onto the request (no key, no symbol, nothing serialized)", () => {
+  it("adds nothing a request's keys, for...in or JSON would show", () => {
     const req = { method: "GET" };
     setCaller(req, alice, { cookie: true });
-    expect(Reflect.ownKeys(req)).toEqual(["method"]);
+    expect(Object.keys(req)).toEqual(["method"]);
+    const walked: string[] = [];
+    for (const key in req) walked.push(key);
+    expect(walked).toEqual(["method"]);
     expect(JSON.stringify(req)).toBe('{"method":"GET"}');
+    expect(getCaller(req)).toBe(alice);
+  });
+
+  it("replaces a request's caller and cookie flag when set again", () => {
+    const req = {};
+    setCaller(req, alice, { cookie: true });
+    expect(isCookieCaller(req)).toBe(true);
+    setCaller(req, adminAuth);
+    expect([getCaller(req), isCookieCaller(req)]).toEqual([adminAuth, false]);
   });
 
   it("is shared with another copy of this package in the same process", async () => {
