@@ -1,4 +1,4 @@
-import { defineProvider, endpoint, optionalFields } from "../define-provider.js";
+import { defineProvider, endpoint, identityFromClaims } from "../define-provider.js";
 import type { OAuthProvider, OAuthProviderOptions } from "../provider.js";
 
 /** Twitch signs its ID tokens as this issuer. */
@@ -36,17 +36,8 @@ export function createTwitchProvider(options: OAuthProviderOptions): OAuthProvid
       tokenRequest: { clientAuthentication: "body" },
       async identity({ idTokenClaims }) {
         const claims = idTokenClaims([TWITCH_ISSUER]);
-        const email = typeof claims.email === "string" ? claims.email : null;
-        return {
-          providerUserId: String(claims.sub),
-          email,
-          emailVerified: email !== null && claims.email_verified === true,
-          ...optionalFields({
-            name:
-              typeof claims.preferred_username === "string" ? claims.preferred_username : undefined,
-            avatarUrl: typeof claims.picture === "string" ? claims.picture : undefined,
-          }),
-        };
+        // The standard claims, but the display name is `preferred_username`.
+        return identityFromClaims({ ...claims, name: claims.preferred_username });
       },
     },
     options,
