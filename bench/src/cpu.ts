@@ -14,9 +14,23 @@ const TICKS_PER_SECOND = 100;
  */
 export function processCpuSeconds(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
+  return cpuSecondsIn(`/proc/${pid}/stat`);
+}
+
+/**
+ * CPU seconds of a process's main thread only (its thread id is the
+ * process id): where its JavaScript runs, apart from the garbage
+ * collector's, the compiler's and libuv's helper threads.
+ */
+export function mainThreadCpuSeconds(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  return cpuSecondsIn(`/proc/${pid}/task/${pid}/stat`);
+}
+
+function cpuSecondsIn(path: string): number | undefined {
   let stat: string;
   try {
-    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    stat = readFileSync(path, "utf8");
   } catch {
     return undefined;
   }

@@ -26,6 +26,11 @@ export interface LoadResult {
 export interface LoadShape {
   readonly durationSeconds: number;
   readonly connections: number;
+  /**
+   * Requests per second to send in all, spread over the connections; unset,
+   * each connection sends its next request as soon as the last is answered.
+   */
+  readonly requestsPerSecond?: number;
 }
 
 /**
@@ -42,6 +47,7 @@ export async function runLoad(request: LoadRequest, shape: LoadShape): Promise<L
     duration: shape.durationSeconds,
     pipelining: 1,
     timeout: 10,
+    ...(shape.requestsPerSecond === undefined ? {} : { overallRate: shape.requestsPerSecond }),
   });
   return {
     requestsPerSecond: result.requests.average,

@@ -1,7 +1,17 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { readFileSync } from "node:fs";
+import {
+  closeSync,
+  fstatSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readSync,
+  rmSync,
+} from "node:fs";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 
 /** The loopback address every server binds to and the load generator calls. */
@@ -9,6 +19,8 @@ export const HOST = "127.0.0.1";
 
 const OUTPUT_LIMIT = 16_384;
 const running = new Set<ChildProcess>();
+/** The folder each running child writes its output into, removed when it stops. */
+const outputDirs = new Map<ChildProcess, string>();
 
 /**
  * Asks the OS for a free TCP port on the loopback interface by binding port
@@ -113,6 +125,37 @@ export function outputTail(child: ChildProcess, limit = OUTPUT_LIMIT): () => str
   return () => output;
 }
 
+/**
+ * The last `limit` bytes of a file, read when asked. A server writes its
+ * output (the access log among it) straight into a file rather than a pipe,
+ * so the bench process, which is also the load generator, is not woken to
+ * read every log line while it measures.
+ */
+function fileTail(path: string, limit = OUTPUT_LIMIT): string {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch {
+    return "";
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const length = Math.min(size, limit);
+    const buffer = Buffer.alloc(length);
+    readSync(fd, buffer, 0, length, size - length);
+    return buffer.toString("utf8");
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function removeOutput(child: ChildProcess): void {
+  const dir = outputDirs.get(child);
+  if (dir === undefined) return;
+  outputDirs.delete(child);
+  rmSync(dir, { recursive: true, force: true });
+}
+
 /** The line of a crashed child's output that most likely says why. */
 function reasonIn(output: string): string {
   const lines = output
@@ -131,6 +174,7 @@ function isAlive(child: ChildProcess): boolean {
 export function killAllChildren(): void {
   for (const child of running) {
     if (isAlive(child)) child.kill("SIGKILL");
+    removeOutput(child);
   }
   running.clear();
 }
@@ -166,13 +210,23 @@ async function stopChild(child: ChildProcess): Promise<void> {
  * carries the tail of its output.
  */
 export async function startServer(options: StartOptions): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [...options.nodeArgs], {
-    cwd: options.cwd,
-    env: { ...baseEnv(), ...options.env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const outputDir = mkdtempSync(join(tmpdir(), "svc-bench-output-"));
+  const outputPath = join(outputDir, "output.log");
+  const outputFd = openSync(outputPath, "w");
+  let child: ChildProcess;
+  try {
+    child = spawn(process.execPath, [...options.nodeArgs], {
+      cwd: options.cwd,
+      env: { ...baseEnv(), ...options.env },
+      stdio: ["ignore", outputFd, outputFd],
+    });
+  } finally {
+    // The child holds its own copy of the descriptor.
+    closeSync(outputFd);
+  }
   running.add(child);
-  const output = outputTail(child);
+  outputDirs.set(child, outputDir);
+  const output = () => fileTail(outputPath);
   let spawnError: Error | undefined;
   child.once("error", (error) => {
     spawnError = error;
@@ -184,7 +238,10 @@ export async function startServer(options: StartOptions): Promise<ServerProcess>
     baseURL,
     pid: child.pid,
     output,
-    stop: () => stopChild(child),
+    stop: async () => {
+      await stopChild(child);
+      removeOutput(child);
+    },
   };
 
   const deadline = Date.now() + (options.readyTimeoutMs ?? 20_000);
@@ -192,10 +249,12 @@ export async function startServer(options: StartOptions): Promise<ServerProcess>
   for (let attempt = 0; attempt < maxAttempts && Date.now() < deadline; attempt += 1) {
     if (spawnError !== undefined || !isAlive(child)) {
       await stopChild(child);
+      const said = output();
+      removeOutput(child);
       const reason =
         spawnError?.message ?? `exited with code ${child.exitCode ?? child.signalCode}`;
       throw new Error(
-        `${options.name} ${reason} before it was ready (${reasonIn(output())}); its output:\n${output().trim()}`,
+        `${options.name} ${reason} before it was ready (${reasonIn(said)}); its output:\n${said.trim()}`,
       );
     }
     try {
@@ -210,7 +269,9 @@ export async function startServer(options: StartOptions): Promise<ServerProcess>
     await sleep(50);
   }
   await stopChild(child);
+  const said = output();
+  removeOutput(child);
   throw new Error(
-    `${options.name} was not ready within ${options.readyTimeoutMs ?? 20_000} ms:\n${output().trim()}`,
+    `${options.name} was not ready within ${options.readyTimeoutMs ?? 20_000} ms:\n${said.trim()}`,
   );
 }

@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEFAULT_WRITE_POOL_SIZE } from "@svc/store/pg";
 import { NGINX_PATH, type RunningNginx, startNginx } from "@svc/tooling/nginx";
-import { processCpuSeconds } from "./cpu.js";
+import { mainThreadCpuSeconds, processCpuSeconds } from "./cpu.js";
 import { message, oneLine, runBench } from "./entry.js";
 import type { LoadRequest } from "./load.js";
 import { BenchConfigError } from "./options.js";
@@ -27,10 +27,19 @@ import {
   startServer,
 } from "./processes.js";
 import { readScaleOptions, type ScaleOptions } from "./scale/options.js";
-import { formatScaleReport, type ScaleOutcome, scaleVerdict } from "./scale/report.js";
+import {
+  type FixedRateOutcome,
+  formatScaleReport,
+  type ScaleOutcome,
+  scaleVerdict,
+} from "./scale/report.js";
 import { checkDatabase, type RunSchemas, runSchemas } from "./scale/schemas.js";
-import { runSpreadLoad } from "./scale/spread-load.js";
-import { backendPidsOf, startWaitEventSampler } from "./scale/wait-events.js";
+import { runSpreadLoad, type SpreadResult } from "./scale/spread-load.js";
+import {
+  backendPidsOf,
+  startWaitEventSampler,
+  type WaitEventSummary,
+} from "./scale/wait-events.js";
 import { createAdminToken, serverMainPath, startSvc } from "./svc.js";
 
 const benchDir = fileURLToPath(new URL("..", import.meta.url));
@@ -64,10 +73,13 @@ function isLocal(url: string): boolean {
   return host === "" || host === "127.0.0.1" || host === "localhost" || host === "[::1]";
 }
 
-function cpuOf(pids: Iterable<number | undefined>): number | undefined {
+function cpuOf(
+  pids: Iterable<number | undefined>,
+  read: (pid: number | undefined) => number | undefined = processCpuSeconds,
+): number | undefined {
   let total = 0;
   for (const pid of pids) {
-    const seconds = processCpuSeconds(pid);
+    const seconds = read(pid);
     if (seconds === undefined) return undefined;
     total += seconds;
   }
@@ -109,6 +121,90 @@ async function probe(
   return typeof id === "string" ? undefined : `${server.name}: expected {id}, got ${text}`;
 }
 
+/** What one measured run gave, per request where it is CPU time. */
+interface WindowFigures {
+  readonly result: SpreadResult;
+  readonly serverMicrosPerRequest?: number;
+  readonly mainThreadMicrosPerRequest?: number;
+  readonly postgresMicrosPerRequest?: number;
+  readonly proxyMicrosPerRequest?: number;
+  readonly loadGeneratorMicrosPerRequest?: number;
+  readonly machineBusyShare?: number;
+}
+
+/**
+ * One measured run of `requests` (as fast as the servers answer, or at
+ * `rate` requests per second in all) and the CPU every process on the path
+ * used in it. `pgPids`: the case's Postgres backends when they run on this
+ * machine; `afterRun` gives the ones that appeared during the run.
+ */
+async function measureWindow(
+  running: RunningCase,
+  requests: readonly LoadRequest[],
+  shape: {
+    readonly connections: number;
+    readonly durationSeconds: number;
+    readonly rate: number | undefined;
+  },
+  pgPids: Iterable<number> | undefined,
+  afterRun: () => Promise<Iterable<number>>,
+): Promise<WindowFigures> {
+  const proxy = running.proxy;
+  const pgBefore = pgPids === undefined ? undefined : backendCpu(pgPids);
+  const serverPids = running.servers.map((server) => server.pid);
+  const cpuBefore = cpuOf(serverPids);
+  const mainBefore = cpuOf(serverPids, mainThreadCpuSeconds);
+  const proxyBefore = proxy === undefined ? undefined : processCpuSeconds(proxy.pid);
+  // This process is the load generator (autocannon runs in it).
+  const loadBefore = process.cpuUsage();
+  const startedAt = performance.now();
+  const result = await runSpreadLoad(
+    requests,
+    shape.connections,
+    shape.durationSeconds,
+    shape.rate,
+  );
+  const elapsedSeconds = (performance.now() - startedAt) / 1000;
+  const loadUsed = process.cpuUsage(loadBefore);
+  const cpuAfter = cpuOf(serverPids);
+  const mainAfter = cpuOf(serverPids, mainThreadCpuSeconds);
+  const proxyAfter = proxy === undefined ? undefined : processCpuSeconds(proxy.pid);
+  const appeared = await afterRun();
+  const pgAfter =
+    pgBefore === undefined ? undefined : backendCpu([...pgBefore.keys(), ...appeared]);
+
+  const perRequest = (seconds: number | undefined): number | undefined =>
+    seconds === undefined || result.total === 0 ? undefined : (seconds * 1e6) / result.total;
+  const difference = (before: number | undefined, after: number | undefined) =>
+    before === undefined || after === undefined ? undefined : after - before;
+  let pgSeconds: number | undefined;
+  if (pgBefore !== undefined && pgAfter !== undefined && pgAfter.size > 0) {
+    pgSeconds = 0;
+    for (const [pid, after] of pgAfter) pgSeconds += after - (pgBefore.get(pid) ?? 0);
+  }
+  const serverSeconds = difference(cpuBefore, cpuAfter);
+  const proxySeconds = difference(proxyBefore, proxyAfter);
+  const loadSeconds = (loadUsed.user + loadUsed.system) / 1e6;
+  const figures = {
+    serverMicrosPerRequest: perRequest(serverSeconds),
+    mainThreadMicrosPerRequest: perRequest(difference(mainBefore, mainAfter)),
+    postgresMicrosPerRequest: perRequest(pgSeconds),
+    proxyMicrosPerRequest: perRequest(proxySeconds),
+    loadGeneratorMicrosPerRequest: perRequest(loadSeconds),
+    // How much of the machine the measured processes used: near 1, every
+    // core was busy, so a slower case had costlier requests, not idle cores.
+    machineBusyShare:
+      serverSeconds === undefined || pgSeconds === undefined
+        ? undefined
+        : (serverSeconds + pgSeconds + loadSeconds + (proxySeconds ?? 0)) /
+          (elapsedSeconds * availableParallelism()),
+  };
+  return {
+    result,
+    ...Object.fromEntries(Object.entries(figures).filter(([, value]) => value !== undefined)),
+  };
+}
+
 /** Probes every server, warms up, then measures with the wait-event sampler on. */
 async function measure(running: RunningCase, options: ScaleOptions): Promise<ScaleOutcome> {
   const base = { id: running.id, label: running.label, servers: running.servers.length };
@@ -134,39 +230,58 @@ async function measure(running: RunningCase, options: ScaleOptions): Promise<Sca
   }
   const { url, applicationName } = running.database;
   const local = isLocal(url);
-  const pgBefore = local ? backendCpu(await backendPidsOf(url, applicationName)) : undefined;
-  const serverPids = running.servers.map((server) => server.pid);
+  const pgPids = local ? await backendPidsOf(url, applicationName) : undefined;
   const sampler = await startWaitEventSampler(url, applicationName, options.sampleIntervalMs);
-  const cpuBefore = cpuOf(serverPids);
-  const proxyBefore = proxy === undefined ? undefined : processCpuSeconds(proxy.pid);
-  const result = await runSpreadLoad(requests, options.connections, options.durationSeconds);
-  const cpuAfter = cpuOf(serverPids);
-  const proxyAfter = proxy === undefined ? undefined : processCpuSeconds(proxy.pid);
-  const waits = await sampler.stop();
-  const pgAfter = local
-    ? backendCpu([...(pgBefore?.keys() ?? []), ...waits.backendPids])
-    : undefined;
-
-  const perRequest = (seconds: number | undefined): number | undefined =>
-    seconds === undefined || result.total === 0 ? undefined : (seconds * 1e6) / result.total;
-  const serverMicrosPerRequest = perRequest(
-    cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore,
-  );
-  let pgSeconds: number | undefined;
-  if (pgBefore !== undefined && pgAfter !== undefined && pgAfter.size > 0) {
-    pgSeconds = 0;
-    for (const [pid, after] of pgAfter) pgSeconds += after - (pgBefore.get(pid) ?? 0);
-  }
-  const postgresMicrosPerRequest = perRequest(pgSeconds);
-  const proxyMicrosPerRequest = perRequest(
-    proxyBefore === undefined || proxyAfter === undefined ? undefined : proxyAfter - proxyBefore,
-  );
+  let waits: WaitEventSummary | undefined;
+  const {
+    result,
+    serverMicrosPerRequest,
+    mainThreadMicrosPerRequest,
+    postgresMicrosPerRequest,
+    proxyMicrosPerRequest,
+    loadGeneratorMicrosPerRequest,
+    machineBusyShare,
+  } = await measureWindow(running, requests, { ...options, rate: undefined }, pgPids, async () => {
+    waits = await sampler.stop();
+    return waits.backendPids;
+  });
   process.stderr.write(
     `  ${running.id} ${running.label}: ${Math.round(result.requestsPerSecond)} req/s` +
       `${serverMicrosPerRequest === undefined ? "" : `, ${serverMicrosPerRequest.toFixed(1)} us server CPU/req`}` +
+      `${mainThreadMicrosPerRequest === undefined ? "" : ` (${mainThreadMicrosPerRequest.toFixed(1)} on main threads)`}` +
       `${proxyMicrosPerRequest === undefined ? "" : `, ${proxyMicrosPerRequest.toFixed(1)} us nginx CPU/req`}` +
-      `${postgresMicrosPerRequest === undefined ? "" : `, ${postgresMicrosPerRequest.toFixed(1)} us Postgres CPU/req`}\n`,
+      `${postgresMicrosPerRequest === undefined ? "" : `, ${postgresMicrosPerRequest.toFixed(1)} us Postgres CPU/req`}` +
+      `${machineBusyShare === undefined ? "" : `, machine ${Math.round(machineBusyShare * 100)}% busy`}\n`,
   );
+  // The same servers again below saturation (not behind nginx: the proxy
+  // case is there to show what the load balancer costs at full load).
+  let atFixedRate: FixedRateOutcome | undefined;
+  if (options.fixedRate > 0 && proxy === undefined) {
+    const pgAgain = local ? await backendPidsOf(url, applicationName) : undefined;
+    const fixed = await measureWindow(
+      running,
+      requests,
+      { ...options, rate: options.fixedRate },
+      pgAgain,
+      async () => (local ? backendPidsOf(url, applicationName) : []),
+    );
+    atFixedRate = {
+      targetPerSecond: options.fixedRate,
+      requestsPerSecond: fixed.result.requestsPerSecond,
+      ...(fixed.serverMicrosPerRequest === undefined
+        ? {}
+        : { serverMicrosPerRequest: fixed.serverMicrosPerRequest }),
+      ...(fixed.mainThreadMicrosPerRequest === undefined
+        ? {}
+        : { mainThreadMicrosPerRequest: fixed.mainThreadMicrosPerRequest }),
+      ...(fixed.machineBusyShare === undefined ? {} : { machineBusyShare: fixed.machineBusyShare }),
+    };
+    process.stderr.write(
+      `  ${running.id} at ${options.fixedRate} req/s: ${Math.round(fixed.result.requestsPerSecond)} req/s` +
+        `${fixed.serverMicrosPerRequest === undefined ? "" : `, ${fixed.serverMicrosPerRequest.toFixed(1)} us server CPU/req`}` +
+        `${fixed.machineBusyShare === undefined ? "" : `, machine ${Math.round(fixed.machineBusyShare * 100)}% busy`}\n`,
+    );
+  }
   return {
     ...base,
     ...(proxy === undefined ? {} : { proxied: true }),
@@ -175,6 +290,10 @@ async function measure(running: RunningCase, options: ScaleOptions): Promise<Sca
     ...(serverMicrosPerRequest === undefined ? {} : { serverMicrosPerRequest }),
     ...(proxyMicrosPerRequest === undefined ? {} : { proxyMicrosPerRequest }),
     ...(postgresMicrosPerRequest === undefined ? {} : { postgresMicrosPerRequest }),
+    ...(mainThreadMicrosPerRequest === undefined ? {} : { mainThreadMicrosPerRequest }),
+    ...(loadGeneratorMicrosPerRequest === undefined ? {} : { loadGeneratorMicrosPerRequest }),
+    ...(machineBusyShare === undefined ? {} : { machineBusyShare }),
+    ...(atFixedRate === undefined ? {} : { atFixedRate }),
   };
 }
 

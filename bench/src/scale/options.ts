@@ -15,6 +15,13 @@ export interface ScaleOptions {
   readonly connections: number;
   /** The svc cases run 1, 2, ... up to this many servers (`BENCH_SCALE_SERVERS`, default 3). */
   readonly maxServers: number;
+  /**
+   * Requests per second in all for the second, fixed-rate run of every case
+   * (`BENCH_SCALE_RATE`, default 1500; 0 skips it): below what any case
+   * reaches, so the machine has idle CPU and a server's CPU per request shows
+   * its own work, not the contention of a saturated machine.
+   */
+  readonly fixedRate: number;
   /** Milliseconds between two `pg_stat_activity` samples (`BENCH_SCALE_SAMPLE_MS`, default 100). */
   readonly sampleIntervalMs: number;
   /**
@@ -58,6 +65,7 @@ export function readScaleOptions(env: NodeJS.ProcessEnv, args: readonly string[]
     warmupSeconds: readInteger(env, "BENCH_SCALE_WARMUP", 2, 0, 60),
     connections: readInteger(env, "BENCH_CONNECTIONS", 32, 1, 1024),
     maxServers: readInteger(env, "BENCH_SCALE_SERVERS", 3, 1, 8),
+    fixedRate: readInteger(env, "BENCH_SCALE_RATE", 1500, 0, 1_000_000),
     sampleIntervalMs: readInteger(env, "BENCH_SCALE_SAMPLE_MS", 100, 10, 10_000),
     optional: args.includes("--optional"),
   };

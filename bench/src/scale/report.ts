@@ -22,8 +22,27 @@ export interface ScaleOutcome {
   readonly proxyMicrosPerRequest?: number;
   /** CPU time of the case's Postgres backends per request, in microseconds (local server only). */
   readonly postgresMicrosPerRequest?: number;
+  /** The part of `serverMicrosPerRequest` spent on the servers' main threads (where JavaScript runs). */
+  readonly mainThreadMicrosPerRequest?: number;
+  /** CPU time of the load generator (the bench process) per request, in microseconds. */
+  readonly loadGeneratorMicrosPerRequest?: number;
+  /** Servers, Postgres, nginx and load generator CPU over what every core could give in the run. */
+  readonly machineBusyShare?: number;
   readonly waits?: WaitEventSummary;
+  /** The same servers again at a fixed rate below saturation (`BENCH_SCALE_RATE`). */
+  readonly atFixedRate?: FixedRateOutcome;
   readonly failure?: string;
+}
+
+/** A case's servers driven at a fixed request rate, with idle CPU left on the machine. */
+export interface FixedRateOutcome {
+  /** The rate asked for, in all. */
+  readonly targetPerSecond: number;
+  /** What the servers answered, in all. */
+  readonly requestsPerSecond: number;
+  readonly serverMicrosPerRequest?: number;
+  readonly mainThreadMicrosPerRequest?: number;
+  readonly machineBusyShare?: number;
 }
 
 export type ScaleVerdict = "met" | "MISSED" | "n/a";
@@ -148,6 +167,34 @@ export function cpuGrowthRows(outcomes: readonly ScaleOutcome[]): string[][] {
   return rows;
 }
 
+/**
+ * One row per case run again at a fixed rate: what it answered, its server
+ * CPU per request, and that against the one-process case of its kind (P for
+ * the baselines, S1 for svc), so a flat cost shows as 1.00x.
+ */
+export function fixedRateRows(outcomes: readonly ScaleOutcome[]): string[][] {
+  const rows: string[][] = [
+    ["case", "asked req/s", "answered", "server us/req", "main thread", "growth", "machine busy"],
+  ];
+  for (const o of outcomes) {
+    const at = o.atFixedRate;
+    if (at === undefined) continue;
+    const first = outcomes.find((other) => other.id === (o.id.startsWith("P") ? "P" : "S1"));
+    const own = at.serverMicrosPerRequest;
+    const base = first?.atFixedRate?.serverMicrosPerRequest;
+    rows.push([
+      o.id,
+      formatInt(at.targetPerSecond),
+      formatInt(at.requestsPerSecond),
+      formatMicros(own),
+      formatMicros(at.mainThreadMicrosPerRequest),
+      formatRatio(own === undefined || base === undefined || base === 0 ? undefined : own / base),
+      at.machineBusyShare === undefined ? "-" : `${Math.round(at.machineBusyShare * 100)}%`,
+    ]);
+  }
+  return rows;
+}
+
 /** The tables `bench:scale` prints: raw figures, ratios, then wait events per case. */
 export function formatScaleReport(outcomes: readonly ScaleOutcome[]): string {
   const raw: string[][] = [
@@ -159,8 +206,11 @@ export function formatScaleReport(outcomes: readonly ScaleOutcome[]): string {
       "p50 ms",
       "p99 ms",
       "server CPU us/req",
+      "main thread",
       "nginx CPU us/req",
       "Postgres CPU us/req",
+      "load gen us/req",
+      "machine busy",
       "non-2xx",
       "errors",
     ],
@@ -168,7 +218,7 @@ export function formatScaleReport(outcomes: readonly ScaleOutcome[]): string {
   for (const o of outcomes) {
     const r = o.result;
     if (r === undefined) {
-      raw.push([o.id, o.label, "failed", "-", "-", "-", "-", "-", "-", "-", "-"]);
+      raw.push([o.id, o.label, "failed", ...Array.from({ length: 11 }, () => "-")]);
       continue;
     }
     raw.push([
@@ -181,8 +231,11 @@ export function formatScaleReport(outcomes: readonly ScaleOutcome[]): string {
       formatMs(r.p50Ms),
       formatMs(r.p99Ms),
       formatMicros(o.serverMicrosPerRequest),
+      formatMicros(o.mainThreadMicrosPerRequest),
       formatMicros(o.proxyMicrosPerRequest),
       formatMicros(o.postgresMicrosPerRequest),
+      formatMicros(o.loadGeneratorMicrosPerRequest),
+      o.machineBusyShare === undefined ? "-" : `${Math.round(o.machineBusyShare * 100)}%`,
       formatInt(r.non2xx),
       formatInt(r.errors),
     ]);
@@ -213,7 +266,7 @@ export function formatScaleReport(outcomes: readonly ScaleOutcome[]): string {
     ]);
   }
 
-  const parts = [table(raw, new Set([2, 4, 5, 6, 7, 8, 9, 10]))];
+  const parts = [table(raw, new Set([2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]))];
   if (ratios.length > 1) parts.push(table(ratios, new Set([2, 3, 4, 5])));
   const growth = cpuGrowthRows(outcomes);
   if (growth.length > 1) {
@@ -222,6 +275,16 @@ export function formatScaleReport(outcomes: readonly ScaleOutcome[]): string {
         "server CPU per request as processes are added (growth against one process; " +
           "svc's growth over the bare baseline's is what svc itself adds):",
         table(growth, new Set([1, 2, 3, 4, 5])),
+      ].join("\n"),
+    );
+  }
+  const fixed = fixedRateRows(outcomes);
+  if (fixed.length > 1) {
+    parts.push(
+      [
+        "the same servers at a fixed rate, below saturation (CPU per request with idle cores left; " +
+          "growth against the same kind of case on one process):",
+        table(fixed, new Set([1, 2, 3, 4, 5, 6])),
       ].join("\n"),
     );
   }

@@ -15,8 +15,8 @@ export interface SpreadResult {
   readonly perServer: readonly LoadResult[];
 }
 
-/** `total` connections split as evenly as possible into `parts` (32 over 3: 11, 11, 10). */
-export function splitConnections(total: number, parts: number): number[] {
+/** `total` (connections, or requests per second) split as evenly as possible into `parts` (32 over 3: 11, 11, 10). */
+export function splitEvenly(total: number, parts: number): number[] {
   return Array.from(
     { length: parts },
     (_, index) => Math.floor(total / parts) + (index < total % parts ? 1 : 0),
@@ -24,7 +24,8 @@ export function splitConnections(total: number, parts: number): number[] {
 }
 
 /**
- * Drives every server at once for the same duration, one autocannon
+ * Drives every server at once (at `requestsPerSecond` in all when given, else
+ * as fast as they answer) for the same duration, one autocannon
  * instance per server with its share of the connections, so each server
  * gets a fixed share of the clients (what a load balancer with least-
  * connections or round-robin over keep-alive connections does), all from
@@ -34,11 +35,19 @@ export async function runSpreadLoad(
   requests: readonly LoadRequest[],
   connections: number,
   durationSeconds: number,
+  requestsPerSecond?: number,
 ): Promise<SpreadResult> {
-  const shares = splitConnections(connections, requests.length);
+  const shares = splitEvenly(connections, requests.length);
+  // A fixed rate is split like the connections, so every server gets its share.
+  const rates =
+    requestsPerSecond === undefined ? undefined : splitEvenly(requestsPerSecond, requests.length);
   const results = await Promise.all(
     requests.map((request, index) =>
-      runLoad(request, { connections: Math.max(shares[index] ?? 1, 1), durationSeconds }),
+      runLoad(request, {
+        connections: Math.max(shares[index] ?? 1, 1),
+        durationSeconds,
+        ...(rates === undefined ? {} : { requestsPerSecond: Math.max(rates[index] ?? 1, 1) }),
+      }),
     ),
   );
   const sum = (pick: (result: LoadResult) => number): number =>
