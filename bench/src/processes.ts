@@ -109,6 +109,11 @@ export interface StartOptions {
   readonly isReady?: (body: string) => boolean;
   /** Gives up after this long (default 20 s). */
   readonly readyTimeoutMs?: number;
+  /**
+   * A program and its arguments to run Node.js under (valgrind, for one):
+   * the child is `wrapper... node nodeArgs...`, with the wrapper's pid.
+   */
+  readonly wrapper?: readonly string[];
 }
 
 /**
@@ -215,7 +220,12 @@ export async function startServer(options: StartOptions): Promise<ServerProcess>
   const outputFd = openSync(outputPath, "w");
   let child: ChildProcess;
   try {
-    child = spawn(process.execPath, [...options.nodeArgs], {
+    const [program, ...wrapperArgs] = options.wrapper ?? [process.execPath];
+    const args =
+      options.wrapper === undefined
+        ? [...options.nodeArgs]
+        : [...wrapperArgs, process.execPath, ...options.nodeArgs];
+    child = spawn(program ?? process.execPath, args, {
       cwd: options.cwd,
       env: { ...baseEnv(), ...options.env },
       stdio: ["ignore", outputFd, outputFd],

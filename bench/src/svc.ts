@@ -68,6 +68,9 @@ export async function startSvc(options: {
   readonly databaseURL?: string;
   readonly jwtSecret?: string;
   readonly name?: string;
+  /** Runs the server under this program (valgrind); see `StartOptions.wrapper`. */
+  readonly wrapper?: readonly string[];
+  readonly readyTimeoutMs?: number;
 }): Promise<SvcServer> {
   const database: Record<string, string> =
     options.databaseURL === undefined
@@ -89,7 +92,8 @@ export async function startSvc(options: {
     },
     readyPath: "/health",
     isReady: (body) => body.includes('"ok"'),
-    readyTimeoutMs: 30_000,
+    readyTimeoutMs: options.readyTimeoutMs ?? 30_000,
+    ...(options.wrapper === undefined ? {} : { wrapper: options.wrapper }),
   });
   return {
     server,
