@@ -252,7 +252,19 @@ export function createStore(options: CreateStoreOptions): Store {
   const access = createAccessControl(manifest);
   const deleteHooks = new Map<string, BeforeDeleteHook[]>();
   let fileCheck: FileReferenceCheck | undefined;
-  const now = (): string => clock().toISOString();
+  // The same millisecond formats to the same text: under load many writes
+  // share one, and formatting is most of what asking the clock costs.
+  let lastNowMs = Number.NaN;
+  let lastNowText = "";
+  const now = (): string => {
+    const date = clock();
+    const ms = date.getTime();
+    if (ms !== lastNowMs) {
+      lastNowMs = ms;
+      lastNowText = date.toISOString();
+    }
+    return lastNowText;
+  };
   // Marks code running inside one of this store's transactions. On SQLite the
   // transaction holds the writer connection, so a transaction started there
   // on the store itself would wait forever (a read too, in memory), and a

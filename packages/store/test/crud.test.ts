@@ -82,6 +82,19 @@ describe.each(databases)("store contract on $name: rows", (database) => {
     expect(given.createdAt).toBe("2020-01-01T00:00:00.000Z");
   });
 
+  it("stamps defaultNow with the clock's time at each write, whichever way it moves", async () => {
+    let current = Date.parse("2030-06-01T12:00:00.000Z");
+    const store = fixture().reopen({ clock: () => new Date(current) });
+    const stamp = async () =>
+      (await store.transaction(adminAuth, (db) => db.insert("Todo", todoInput()))).createdAt;
+    expect(await stamp()).toBe("2030-06-01T12:00:00.000Z");
+    expect(await stamp()).toBe("2030-06-01T12:00:00.000Z");
+    current += 1;
+    expect(await stamp()).toBe("2030-06-01T12:00:00.001Z");
+    current -= 86_400_000;
+    expect(await stamp()).toBe("2030-05-31T12:00:00.001Z");
+  });
+
   it("generates a 40-hex id, or keeps a valid custom one", async () => {
     expect((await insert("List", { title: "a" })).id).toMatch(/^[0-9a-f]{40}$/);
     expect((await insert("List", { id: idOf(7), title: "b" })).id).toBe(idOf(7));
