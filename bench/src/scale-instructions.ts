@@ -16,8 +16,6 @@
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { message, runBench } from "./entry.js";
@@ -25,16 +23,15 @@ import { type LoadRequest, runLoad } from "./load.js";
 import { BenchConfigError } from "./options.js";
 import { getFreePortBlock, killAllChildren, type ServerProcess } from "./processes.js";
 import { formatInt, table } from "./report-format.js";
-import { DEFAULT_DATABASE_URL } from "./scale/options.js";
-import { checkDatabase, type RunSchemas, runSchemas } from "./scale/schemas.js";
+import { DEFAULT_DATABASE_URL, readInteger } from "./scale/options.js";
+import { checkDatabase, postgresRunResources } from "./scale/schemas.js";
 import { createAdminToken, serverMainPath, startSvc } from "./svc.js";
 
 const VALGRIND = "/usr/bin/valgrind";
 const CALLGRIND_CONTROL = "/usr/bin/callgrind_control";
 const TOUCH_PATH = "/api/fn/touch";
 
-let tempDir: string | undefined;
-let schemas: RunSchemas | undefined;
+const resources = postgresRunResources();
 
 interface Settings {
   readonly databaseURL: string;
@@ -48,23 +45,13 @@ interface Settings {
   readonly rounds: number;
 }
 
-function readInteger(name: string, fallback: number, min: number, max: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw.trim() === "") return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new BenchConfigError(`${name} must be an integer from ${min} to ${max}, got ${raw}`);
-  }
-  return value;
-}
-
 function readSettings(): Settings {
   return {
     databaseURL: process.env.SVC_BENCH_DATABASE_URL?.trim() || DEFAULT_DATABASE_URL,
-    measuredRate: readInteger("BENCH_SCALE_MEASURED_RATE", 20, 1, 200),
-    measuredSeconds: readInteger("BENCH_SCALE_MEASURED_SECONDS", 30, 5, 600),
-    peerRate: readInteger("BENCH_SCALE_PEER_RATE", 500, 1, 100_000),
-    rounds: readInteger("BENCH_SCALE_ROUNDS", 2, 1, 20),
+    measuredRate: readInteger(process.env, "BENCH_SCALE_MEASURED_RATE", 20, 1, 200),
+    measuredSeconds: readInteger(process.env, "BENCH_SCALE_MEASURED_SECONDS", 30, 5, 600),
+    peerRate: readInteger(process.env, "BENCH_SCALE_PEER_RATE", 500, 1, 100_000),
+    rounds: readInteger(process.env, "BENCH_SCALE_ROUNDS", 2, 1, 20),
   };
 }
 
@@ -251,10 +238,10 @@ async function main(): Promise<number> {
   } catch (error) {
     throw new BenchConfigError(`no Postgres (${message(error)}); set SVC_BENCH_DATABASE_URL`);
   }
-  const dir = await mkdtemp(join(tmpdir(), "svc-bench-instructions-"));
-  tempDir = dir;
-  const run = runSchemas(settings.databaseURL);
-  schemas = run;
+  const { dir, schemas: run } = await resources.open(
+    settings.databaseURL,
+    "svc-bench-instructions-",
+  );
   const servers: ServerProcess[] = [];
   try {
     const database = await run.create("instructions");
@@ -333,20 +320,8 @@ async function main(): Promise<number> {
   } finally {
     await Promise.all(servers.map((server) => server.stop()));
     killAllChildren();
-    await run.dropAll();
-    schemas = undefined;
-    await rm(dir, { recursive: true, force: true });
-    tempDir = undefined;
+    await resources.close();
   }
 }
 
-await runBench({
-  main,
-  killChildren: killAllChildren,
-  cleanUp: () =>
-    Promise.all([
-      tempDir === undefined ? undefined : rm(tempDir, { recursive: true, force: true }),
-      schemas?.dropAll(),
-    ]),
-  name: "bench",
-});
+await runBench({ main, killChildren: killAllChildren, cleanUp: resources.close, name: "bench" });

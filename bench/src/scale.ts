@@ -9,8 +9,7 @@
 
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEFAULT_WRITE_POOL_SIZE } from "@svc/store/pg";
@@ -33,7 +32,7 @@ import {
   type ScaleOutcome,
   scaleVerdict,
 } from "./scale/report.js";
-import { checkDatabase, type RunSchemas, runSchemas } from "./scale/schemas.js";
+import { checkDatabase, postgresRunResources, type RunSchemas } from "./scale/schemas.js";
 import { runSpreadLoad, type SpreadResult } from "./scale/spread-load.js";
 import {
   backendPidsOf,
@@ -46,8 +45,7 @@ const benchDir = fileURLToPath(new URL("..", import.meta.url));
 const TOUCH_PATH = "/api/fn/touch";
 const BODY = "{}";
 
-let tempDir: string | undefined;
-let schemas: RunSchemas | undefined;
+const resources = postgresRunResources();
 
 /** Where the case's database lives and the name its connections carry. */
 interface CaseDatabase {
@@ -427,10 +425,7 @@ async function main(): Promise<number> {
   if (!existsSync(serverMainPath())) {
     throw new BenchConfigError(`${serverMainPath()} is missing; run pnpm -F @svc/server build`);
   }
-  const dir = await mkdtemp(join(tmpdir(), "svc-bench-scale-"));
-  tempDir = dir;
-  const run = runSchemas(options.databaseURL);
-  schemas = run;
+  const { dir, schemas: run } = await resources.open(options.databaseURL, "svc-bench-scale-");
   try {
     process.stderr.write(
       `svc scale-out bench on ${redacted.toString()}: ${options.durationSeconds} s per case after ` +
@@ -464,21 +459,9 @@ async function main(): Promise<number> {
     return strict && missed.length > 0 ? 1 : 0;
   } finally {
     killAllChildren();
-    await run.dropAll();
-    schemas = undefined;
-    await rm(dir, { recursive: true, force: true });
-    tempDir = undefined;
+    await resources.close();
   }
 }
 
-await runBench({
-  main,
-  killChildren: killAllChildren,
-  // The servers are gone, so their schemas can be dropped.
-  cleanUp: () =>
-    Promise.all([
-      tempDir === undefined ? undefined : rm(tempDir, { recursive: true, force: true }),
-      schemas?.dropAll(),
-    ]),
-  name: "bench",
-});
+// The servers are gone by clean-up time, so their schemas can be dropped.
+await runBench({ main, killChildren: killAllChildren, cleanUp: resources.close, name: "bench" });

@@ -31,7 +31,8 @@ export interface ScaleOptions {
   readonly optional: boolean;
 }
 
-function readInteger(
+/** An integer variable of `env` within `min`..`max`, or `fallback` when unset or blank. */
+export function readInteger(
   env: NodeJS.ProcessEnv,
   name: string,
   fallback: number,

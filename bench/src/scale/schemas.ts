@@ -1,4 +1,7 @@
 import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import pg from "pg";
 
 /**
@@ -58,5 +61,39 @@ export function runSchemas(url: string): RunSchemas {
         if (schema !== undefined) await run(url, `DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
       }
     },
+  };
+}
+
+/** A temporary folder and the schemas of one Postgres bench run. */
+export interface PostgresRun {
+  readonly dir: string;
+  readonly schemas: RunSchemas;
+}
+
+/**
+ * What a Postgres bench run must remove however it ends: `open` makes its
+ * temporary folder and schema set; `close` drops and removes both, at the
+ * end of the run and as `runBench`'s clean-up on failure or Ctrl-C (once
+ * the servers are killed), and does nothing the second time.
+ */
+export function postgresRunResources(): {
+  open(url: string, folderPrefix: string): Promise<PostgresRun>;
+  close(): Promise<void>;
+} {
+  let current: PostgresRun | undefined;
+  const close = async (): Promise<void> => {
+    const run = current;
+    current = undefined;
+    if (run === undefined) return;
+    await run.schemas.dropAll();
+    await rm(run.dir, { recursive: true, force: true });
+  };
+  return {
+    async open(url, folderPrefix) {
+      const dir = await mkdtemp(join(tmpdir(), folderPrefix));
+      current = { dir, schemas: runSchemas(url) };
+      return current;
+    },
+    close,
   };
 }
