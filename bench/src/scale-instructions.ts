@@ -211,10 +211,12 @@ function formatReport(phases: readonly Phase[], settings: Settings): string {
     const perPeerWrite = extra / peerWrites;
     const spread = alone.map(main);
     // In bench:scale's S3 every server sees two peer writes per write of its own.
+    const share = (2 * perPeerWrite * 100) / aloneMain;
     lines.push(
       `with peers writing: ${formatInt(perPeerWrite)} main-thread instructions per peer write ` +
-        `against the mean of the alone runs, so ${((2 * perPeerWrite * 100) / aloneMain).toFixed(1)}% ` +
-        `more work per request for one of three equally loaded servers; the alone runs themselves ` +
+        `against the mean of the alone runs, so ${Math.abs(share).toFixed(1)}% ` +
+        `${share < 0 ? "less" : "more"} work per request for one of three equally loaded servers; ` +
+        `the alone runs themselves ` +
         `spread from ${formatInt(Math.min(...spread))} to ${formatInt(Math.max(...spread))} ` +
         `(${settings.measuredRate} req/s to the measured server, ${settings.peerRate} to each peer, ` +
         `${settings.measuredSeconds} s a run)`,
