@@ -26,8 +26,17 @@ const postgres = postgresTestDatabase();
 /** Every wait in this file gives up after this long. */
 const DEADLINE_MS = 20_000;
 
-/** How long a held write keeps its transaction open, and a slow commit takes. */
-const HOLD_MS = 1500;
+/**
+ * How long a held write keeps its transaction open, and a slow commit takes
+ * (the function caps a hold at 5 s). Long enough that one seen in progress
+ * is still in progress when the server is killed, on a busy CI machine too.
+ */
+const HOLD_MS = 4500;
+/**
+ * A hold or slow commit younger than this when seen has at least 2 s left.
+ * A held write is told from an ordinary one by being open over 1 s.
+ */
+const STILL_HELD_MS = HOLD_MS - 2000;
 
 /** Notes whose key starts with this take `HOLD_MS` to commit (a deferred trigger sleeps). */
 const SLOW_COMMIT_PREFIX = "slow-commit-";
@@ -543,10 +552,12 @@ describe.skipIf(postgres === undefined)("three servers behind nginx on one Postg
           const { rows } = await database.query<{ held: string; committing: string }>(
             `select
                count(*) filter (where state = 'idle in transaction'
-                 and xact_start < now() - interval '200 milliseconds') as held,
-               count(*) filter (where state = 'active' and wait_event = 'PgSleep') as committing
+                 and xact_start < now() - interval '1 second'
+                 and xact_start > now() - make_interval(secs => $2 / 1000.0)) as held,
+               count(*) filter (where state = 'active' and wait_event = 'PgSleep'
+                 and query_start > now() - make_interval(secs => $2 / 1000.0)) as committing
              from pg_stat_activity where application_name = $1`,
-            [victim.applicationName],
+            [victim.applicationName, STILL_HELD_MS],
           );
           if (Number(rows[0]?.held) > 0 && Number(rows[0]?.committing) > 0) break;
         }
