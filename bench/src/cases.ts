@@ -1,5 +1,6 @@
 import { ITEM_COUNT } from "./items.js";
 import type { CaseTarget } from "./report.js";
+import { TOUCH_PATH } from "./svc.js";
 
 /** The list path of case C and case 3. */
 export const LIST_PATH = `/api/entities/Item?limit=${ITEM_COUNT}`;
@@ -107,7 +108,7 @@ export const svcCases: readonly CaseSpec[] = [
     id: "1",
     label: "svc POST /api/fn/touch (insert one row)",
     method: "POST",
-    path: "/api/fn/touch",
+    path: TOUCH_PATH,
     body: "{}",
     targets: [
       { baseline: "B", ratio: 0.8 },

@@ -25,11 +25,10 @@ import { getFreePortBlock, killAllChildren, type ServerProcess } from "./process
 import { formatInt, table } from "./report-format.js";
 import { DEFAULT_DATABASE_URL, readInteger } from "./scale/options.js";
 import { checkDatabase, postgresRunResources } from "./scale/schemas.js";
-import { createAdminToken, serverMainPath, startSvc } from "./svc.js";
+import { createAdminToken, serverMainPath, startSvc, TOUCH_PATH } from "./svc.js";
 
 const VALGRIND = "/usr/bin/valgrind";
 const CALLGRIND_CONTROL = "/usr/bin/callgrind_control";
-const TOUCH_PATH = "/api/fn/touch";
 
 const resources = postgresRunResources();
 
@@ -39,7 +38,7 @@ interface Settings {
   readonly measuredRate: number;
   /** Seconds of each measured run (`BENCH_SCALE_MEASURED_SECONDS`, default 30). */
   readonly measuredSeconds: number;
-  /** Writes a second to each peer during the second run (`BENCH_SCALE_PEER_RATE`, default 500). */
+  /** Writes a second to each peer during the runs with peers (`BENCH_SCALE_PEER_RATE`, default 500). */
   readonly peerRate: number;
   /** Pairs of runs, alone then with peers writing, before a last alone run (`BENCH_SCALE_ROUNDS`, default 2). */
   readonly rounds: number;

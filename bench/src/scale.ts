@@ -39,10 +39,9 @@ import {
   startWaitEventSampler,
   type WaitEventSummary,
 } from "./scale/wait-events.js";
-import { createAdminToken, serverMainPath, startSvc } from "./svc.js";
+import { createAdminToken, serverMainPath, startSvc, TOUCH_PATH } from "./svc.js";
 
 const benchDir = fileURLToPath(new URL("..", import.meta.url));
-const TOUCH_PATH = "/api/fn/touch";
 const BODY = "{}";
 
 const resources = postgresRunResources();

@@ -10,6 +10,9 @@ const SEED_BATCH = 250;
 /** The bench app: `Item` rows to list, `Touch` rows to insert, `touch` and `ping`. */
 export const manifestPath: string = fileURLToPath(new URL("../app/svc.json", import.meta.url));
 
+/** The one-row mutation of `app/` (`functions/touch.mjs`) the Postgres benches write with. */
+export const TOUCH_PATH = "/api/fn/touch";
+
 /** `apps/server/dist/main.js`, found through the `@svc/server` dev dependency. */
 export function serverMainPath(): string {
   const require = createRequire(import.meta.url);
